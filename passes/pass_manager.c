@@ -1,0 +1,25 @@
+/* pass_manager.c — runs passes in order with the verifier in between. */
+#include <stdlib.h>
+
+#include "passes.h"
+
+bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_options *opt, bool *internal) {
+    *internal = false;
+    for (unsigned i = 0; i < n; i++) {
+        unsigned before = opt->diags->nerrors;
+        passes[i].run(m, opt);
+        if (opt->diags->nerrors > before) return false;
+#ifdef P2N_VERIFY_PASSES
+        char *errors = NULL;
+        if (!ir_verify(m, &errors)) {
+            diag_plain(opt->diags, "error", "internal compiler error: IR invalid after pass '%s':\n%s",
+                       passes[i].name, errors ? errors : "");
+            free(errors);
+            *internal = true;
+            return false;
+        }
+        free(errors);
+#endif
+    }
+    return true;
+}

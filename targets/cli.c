@@ -1,0 +1,148 @@
+/* cli.c — the `ptx2native` command: PTX in, native code (or IR/LLVM/assembly text) out.
+ * Exit status: 0 success, 1 bad input or unsupported request (diagnostics say what and where), 2 internal error.
+ * Output files are written atomically: a temporary file next to the target, renamed when complete. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptx2native.h"
+#include "target.h"
+
+static void usage(FILE *f) {
+    fputs("usage: ptx2native [options] INPUT.ptx [-o OUTPUT]\n"
+          "\n"
+          "Compiles a PTX module ahead of time for AMD GPUs, Intel GPUs (SPIR-V) or the host CPU.\n"
+          "\n"
+          "options:\n"
+          "  -o FILE                 output file ('-' = standard output; default: standard output for text)\n"
+          "  --offload-arch=LIST     comma-separated targets (also --arch=); default: host\n"
+          "  -O0 -O1 -O2 -O3         optimisation level (default -O2)\n"
+          "  --emit=ir|llvm|asm|obj  what to produce (default obj)\n"
+          "  --print-targets         list the targets and whether code generation is available\n"
+          "  -v                      verbose\n"
+          "  --version, --help\n"
+          "\n"
+          "INPUT '-' reads standard input. Exit status: 0 ok, 1 bad input, 2 internal error.\n",
+          f);
+}
+
+static char *read_all(FILE *f, size_t *len) {
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return NULL;
+    for (;;) {
+        if (n == cap) {
+            cap *= 2;
+            char *t = realloc(buf, cap);
+            if (!t) { free(buf); return NULL; }
+            buf = t;
+        }
+        size_t r = fread(buf + n, 1, cap - n, f);
+        n += r;
+        if (r == 0) break;
+    }
+    if (ferror(f)) { free(buf); return NULL; }
+    *len = n;
+    return buf;
+}
+
+/* Writes via a temporary file in the same directory and rename(), so readers never see a partial file. */
+static int write_atomic(const char *path, const void *data, size_t len) {
+    if (strcmp(path, "-") == 0) return fwrite(data, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
+    size_t pl = strlen(path);
+    char *tmp = malloc(pl + 32);
+    if (!tmp) return -1;
+    snprintf(tmp, pl + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) { free(tmp); return -1; }
+    int ok = fwrite(data, 1, len, f) == len;
+    ok &= fflush(f) == 0;
+    ok &= fsync(fileno(f)) == 0;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    const char *input = NULL, *output = NULL, *archs = "host";
+    p2n_options opt = {.opt_level = 2, .emit = P2N_EMIT_OBJ};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { usage(stdout); return 0; }
+        if (strcmp(a, "--version") == 0) { printf("ptx2native %s (%s)\n", P2N_VERSION_STRING, p2n_build_id()); return 0; }
+        if (strcmp(a, "--print-targets") == 0) {
+            unsigned n;
+            const target_desc *t = target_all(&n);
+            for (unsigned k = 0; k < n; k++)
+                printf("  %-10s %-52s %s\n", t[k].name, t[k].description,
+                       p2n_target_ready(t[k].name) ? "" : "(code generation not implemented yet)");
+            return 0;
+        }
+        if (strcmp(a, "-o") == 0) {
+            if (++i >= argc) { fputs("ptx2native: error: -o needs a file name\n", stderr); return 1; }
+            output = argv[i];
+        } else if (strncmp(a, "--offload-arch=", 15) == 0) archs = a + 15;
+        else if (strncmp(a, "--arch=", 7) == 0) archs = a + 7;
+        else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) opt.opt_level = a[2] - '0';
+        else if (strcmp(a, "-v") == 0) opt.verbose = 1;
+        else if (strncmp(a, "--emit=", 7) == 0) {
+            const char *e = a + 7;
+            if (strcmp(e, "ir") == 0) opt.emit = P2N_EMIT_IR;
+            else if (strcmp(e, "llvm") == 0) opt.emit = P2N_EMIT_LLVM;
+            else if (strcmp(e, "asm") == 0) opt.emit = P2N_EMIT_ASM;
+            else if (strcmp(e, "obj") == 0) opt.emit = P2N_EMIT_OBJ;
+            else { fprintf(stderr, "ptx2native: error: unknown --emit kind '%s' (ir, llvm, asm, obj)\n", e); return 1; }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "ptx2native: error: unknown option '%s' (see --help)\n", a);
+            return 1;
+        } else if (input) {
+            fprintf(stderr, "ptx2native: error: more than one input file ('%s' and '%s')\n", input, a);
+            return 1;
+        } else input = a;
+    }
+    if (!input) { usage(stderr); return 1; }
+    if (strchr(archs, ',')) {
+        /* TODO(issue 4): one output holding several archs needs the multi-arch container */
+        fprintf(stderr, "ptx2native: error: several targets in one output ('%s') are not supported yet\n", archs);
+        return 1;
+    }
+    if (!target_find(archs)) {
+        fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", archs);
+        return 1;
+    }
+    opt.arch = archs;
+    if (!output && opt.emit == P2N_EMIT_OBJ) {
+        fputs("ptx2native: error: native code needs an output file (-o FILE)\n", stderr);
+        return 1;
+    }
+    FILE *in = strcmp(input, "-") == 0 ? stdin : fopen(input, "rb");
+    if (!in) { fprintf(stderr, "ptx2native: error: cannot open '%s': %s\n", input, strerror(errno)); return 1; }
+    size_t len = 0;
+    char *src = read_all(in, &len);
+    if (in != stdin) fclose(in);
+    if (!src) { fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input); return 1; }
+    p2n_result r;
+    p2n_status st = p2n_compile(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, &r);
+    free(src);
+    if (r.diagnostics && r.diagnostics[0]) fputs(r.diagnostics, stderr);
+    int rc = st == P2N_OK ? 0 : st == P2N_INTERNAL_ERROR ? 2 : 1;
+    if (st == P2N_OK) {
+        if (write_atomic(output ? output : "-", r.data, r.size) != 0) {
+            fprintf(stderr, "ptx2native: error: cannot write '%s': %s\n", output ? output : "<stdout>", strerror(errno));
+            rc = 1;
+        } else if (opt.verbose) {
+            fprintf(stderr, "ptx2native: wrote %zu bytes for %s\n", r.size, archs);
+        }
+    }
+    p2n_result_free(&r);
+    return rc;
+}

@@ -1,0 +1,94 @@
+/* compile.c — p2n_compile(): the pipeline front end -> verifier -> passes -> target, in process. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "parser.h"
+#include "passes.h"
+#include "ptx2native.h"
+#include "target.h"
+
+static const char *const *names_list(void) {
+    static const char *names[32];
+    if (!names[0]) {
+        unsigned n;
+        const target_desc *t = target_all(&n);
+        for (unsigned i = 0; i < n && i < 31; i++) names[i] = t[i].name;
+    }
+    return names;
+}
+
+const char *const *p2n_target_names(void) { return names_list(); }
+
+int p2n_target_ready(const char *arch) {
+    (void)arch;
+    return 0; /* no back end generates native code yet; --emit=ir works for every target */
+}
+
+#ifndef P2N_BUILD_ID
+#define P2N_BUILD_ID "unknown"
+#endif
+/* Version + source revision (set by CMake): part of every cache key, so a new build never reuses old code. */
+const char *p2n_build_id(void) { return "ptx2native-" P2N_VERSION_STRING "-" P2N_BUILD_ID; }
+
+void p2n_result_free(p2n_result *r) {
+    if (!r) return;
+    free(r->data);
+    free(r->diagnostics);
+    memset(r, 0, sizeof *r);
+}
+
+static p2n_status finish(p2n_result *out, p2n_diags *d, p2n_status st) {
+    out->status = st;
+    out->diagnostics = d->text ? d->text : calloc(1, 1);
+    d->text = NULL;
+    if (st != P2N_OK) {
+        free(out->data);
+        out->data = NULL;
+        out->size = 0;
+    }
+    return st;
+}
+
+p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const p2n_options *opt,
+                       p2n_result *out) {
+    memset(out, 0, sizeof *out);
+    p2n_options defaults = {.opt_level = 2};
+    if (!opt) opt = &defaults;
+    p2n_diags d = {.file = filename ? filename : "<input>"};
+    const char *arch = opt->arch ? opt->arch : "host";
+    const target_desc *target = target_find(arch);
+    if (!target) {
+        diag_plain(&d, "error", "unknown target '%s' (see --print-targets)", arch);
+        return finish(out, &d, P2N_BAD_INPUT);
+    }
+    /* fatbin payloads end in NULs; they are not part of the text */
+    while (len && ptx[len - 1] == 0) len--;
+    if (memchr(ptx, 0, len)) {
+        diag_plain(&d, "error", "input contains NUL bytes: not PTX text");
+        return finish(out, &d, P2N_BAD_INPUT);
+    }
+    ir_module *m = ptx_parse(ptx, len, &d);
+    if (d.nerrors) {
+        ir_module_free(m);
+        return finish(out, &d, P2N_BAD_INPUT);
+    }
+    char *verr = NULL;
+    if (!ir_verify(m, &verr)) {
+        diag_plain(&d, "error", "internal compiler error: parser produced invalid IR:\n%s", verr ? verr : "");
+        free(verr);
+        ir_module_free(m);
+        return finish(out, &d, P2N_INTERNAL_ERROR);
+    }
+    free(verr);
+    if (opt->emit == P2N_EMIT_IR) {
+        out->data = (uint8_t *)ir_print_module(m, &out->size);
+        ir_module_free(m);
+        return finish(out, &d, P2N_OK);
+    }
+    ir_module_free(m);
+    diag_plain(&d, "error", "code generation for target '%s' (%s) is not implemented yet in this build; "
+               "only --emit=ir is available", target->name, target->description);
+    return finish(out, &d, P2N_UNSUPPORTED);
+}

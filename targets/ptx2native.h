@@ -1,0 +1,70 @@
+/* ptx2native.h — the public C interface of libptx2native.
+ *
+ * The CLI (`ptx2native`), the fatbin tool (`ptx2native-fatbin`) and the driver stub (`libcuda.so.1`) all
+ * compile PTX through these few calls, in process. Everything here is thread-safe: one p2n_compile() per
+ * thread may run concurrently (the fatbin tool compiles many modules with -j N).
+ */
+#ifndef PTX2NATIVE_H
+#define PTX2NATIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define P2N_VERSION_STRING "0.1.0"
+
+/* What p2n_compile() hands back. */
+typedef enum p2n_emit {
+    P2N_EMIT_OBJ = 0, /* native code: ELF shared object (host), HSA code object (amdgpu), SPIR-V binary */
+    P2N_EMIT_IR,      /* our IR, printed as PTX text that the front end reads back */
+    P2N_EMIT_LLVM,    /* LLVM IR text, after optimisation */
+    P2N_EMIT_ASM,     /* target assembly text */
+} p2n_emit;
+
+/* Exit statuses shared by every tool: 0 ok, 1 bad input (diagnostics say where), 2 internal error. */
+typedef enum p2n_status {
+    P2N_OK = 0,
+    P2N_BAD_INPUT = 1,
+    P2N_INTERNAL_ERROR = 2,
+    P2N_UNSUPPORTED = 3, /* valid input the requested target cannot (yet) compile; diagnostics name it */
+} p2n_status;
+
+typedef struct p2n_options {
+    const char *arch;        /* one target name ("host", "gfx942", "spirv64", ...); NULL = "host" */
+    int opt_level;           /* 0..3 */
+    p2n_emit emit;
+    int verbose;
+    /* PTX compile options recorded in fatbins, honoured when compiling (see docs/fatbin-format.md). */
+    int max_reg_count;       /* 0 = unlimited (-maxrregcount) */
+    int no_fmad;             /* --fmad=false: never contract mul+add */
+} p2n_options;
+
+/* A finished compilation. `data` holds the output bytes (binary or text); `diagnostics` holds every
+ * message in `file:line:col: error: ...` form, one per line, NUL-terminated (empty when there were none).
+ * Free with p2n_result_free(). */
+typedef struct p2n_result {
+    p2n_status status;
+    uint8_t *data;
+    size_t size;
+    char *diagnostics;
+} p2n_result;
+
+/* Compiles one PTX module. `filename` is used only in diagnostics. `ptx` need not be NUL-terminated. */
+p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const p2n_options *opt,
+                       p2n_result *out);
+void p2n_result_free(p2n_result *r);
+
+/* Target names the library knows, NULL-terminated; whether each is implemented yet is p2n_target_ready(). */
+const char *const *p2n_target_names(void);
+int p2n_target_ready(const char *arch);
+
+/* A stable identifier of the compiler build: part of every cache key (a new build never reuses old code). */
+const char *p2n_build_id(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
