@@ -180,11 +180,16 @@ token lex_next(lexer *lx) {
     const char *s = lx->p, *end = lx->end;
     if (s >= end) return make(lx, TK_EOF, s);
     uint8_t c = (uint8_t)*s;
+    if (c == '%' && !(s + 1 < end && (cls[(uint8_t)s[1]] & C_ID0) && s[1] != '%')) {
+        lx->p = s + 1; /* the remainder operator of a constant expression */
+        token t = make(lx, TK_PUNCT, s);
+        t.punct = '%';
+        return t;
+    }
     if (cls[c] & C_ID0) {
         const char *p = s + 1;
         while (p < end && (cls[(uint8_t)*p] & C_ID)) p++;
         lx->p = p;
-        if (p == s + 1 && c == '%') return error(lx, s, "'%' without a name");
         return make(lx, TK_IDENT, s);
     }
     if (cls[c] & C_DIGIT) return lex_number(lx);

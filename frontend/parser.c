@@ -283,6 +283,13 @@ static bool parse_expr(parser *p, int64_t *out, int min_prec) {
         case PUNCT2('|', '|'): lhs = lhs || rhs; break;
         }
     }
+    if (min_prec == 0 && is_punct(&p->tok, '?')) { /* c ? a : b */
+        next(p);
+        int64_t a, b;
+        if (!parse_expr(p, &a, 0) || !expect_punct(p, ':', "in a conditional expression") || !parse_expr(p, &b, 0))
+            return false;
+        lhs = lhs ? a : b;
+    }
     *out = lhs;
     return true;
 }
@@ -701,6 +708,8 @@ typedef struct decl_head {
     uint32_t align;
     uint8_t is_ptr, ptr_space;
     uint32_t ptr_align;
+    uint8_t managed, unified;
+    uint64_t unified_uuid[2];
     token at;
 } decl_head;
 
@@ -730,6 +739,28 @@ static bool parse_decl_attrs(parser *p, decl_head *h) {
         } else if (is_dot(&t, "v2") || is_dot(&t, "v4") || is_dot(&t, "v8")) {
             h->vec = (uint8_t)(t.text[1] - '0');
             next(p);
+        } else if (is_dot(&t, "attribute")) { /* .attribute(.managed) / .attribute(.unified(a, b)) */
+            next(p);
+            if (!expect_punct(p, '(', "after .attribute")) return false;
+            for (;;) {
+                if (is_dot(&p->tok, "managed")) { h->managed = 1; next(p); }
+                else if (is_dot(&p->tok, "unified")) {
+                    next(p);
+                    if (!expect_punct(p, '(', "after .unified") || !parse_uint(p, &h->unified_uuid[0], "uuid") ||
+                        !expect_punct(p, ',', "between the .unified uuids") || !parse_uint(p, &h->unified_uuid[1], "uuid") ||
+                        !expect_punct(p, ')', "after the .unified uuids"))
+                        return false;
+                    h->unified = 1;
+                } else {
+                    char b[64];
+                    err(p, &p->tok, "unknown variable attribute %s", tok_desc(&p->tok, b, sizeof b));
+                    return false;
+                }
+                if (!is_punct(&p->tok, ',')) break;
+                next(p);
+            }
+            if (!expect_punct(p, ')', "to close .attribute(")) return false;
+            continue;
         } else if (is_dot(&t, "ptr")) {
             h->is_ptr = 1;
             next(p);
@@ -805,6 +836,37 @@ static bool parse_init_elem(parser *p, ir_init *out) {
     if (!parse_expr(p, &v, 0)) return false;
     out->kind = IR_INIT_INT;
     out->val = v;
+    if (is_punct(&p->tok, '(')) { /* 0xFF00(sym+off), 0xFF(generic(sym)) : bytes of an address */
+        next(p);
+        token t = p->tok;
+        bool generic = is_ident(&t, "generic");
+        if (generic) {
+            next(p);
+            if (!expect_punct(p, '(', "after generic")) return false;
+            t = p->tok;
+        }
+        if (t.kind != TK_IDENT) { err(p, &t, "expected a symbol in a mask initializer"); return false; }
+        next(p);
+        uint32_t name = ir_lookup_string(p->m, t.text, t.len);
+        sym_kind k = SYM_NONE;
+        uint32_t id = name == UINT32_MAX ? 0 : msym_get(p, name, &k);
+        if (k != SYM_VAR) { err(p, &t, "mask initializer needs a declared variable, '%.*s' is not one", (int)t.len, t.text); return false; }
+        if (generic && !expect_punct(p, ')', "to close generic(")) return false;
+        int64_t off = 0;
+        while (is_punct(&p->tok, '+') || is_punct(&p->tok, '-')) {
+            bool neg = p->tok.punct == '-';
+            next(p);
+            int64_t x;
+            if (!parse_expr(p, &x, 10)) return false;
+            off += neg ? -x : x;
+        }
+        if (!expect_punct(p, ')', "to close the mask initializer")) return false;
+        out->kind = IR_INIT_MASK;
+        out->mask = (uint64_t)v;
+        out->sym = id;
+        out->val = off;
+        out->generic = generic;
+    }
     return true;
 }
 
@@ -884,6 +946,10 @@ static void parse_var_names(parser *p, const decl_head *h, bool in_func) {
         v.type = (uint8_t)h->type;
         v.vec = h->vec;
         v.align = h->align;
+        v.managed = h->managed;
+        v.unified = h->unified;
+        v.unified_uuid[0] = h->unified_uuid[0];
+        v.unified_uuid[1] = h->unified_uuid[1];
         v.line = nt.line;
         v.col = nt.col;
         while (is_punct(&p->tok, '[')) {
@@ -1514,7 +1580,8 @@ static void parse_module(parser *p) {
         }
         if (is_dot(&t, "file")) { parse_file_directive(p); continue; }
         if (is_dot(&t, "section")) {
-            /* DWARF sections: we regenerate debug info from .loc/.file, the raw bytes are not needed */
+            /* DWARF sections: not interpreted (debug info comes from .loc/.file), kept verbatim for printing */
+            const char *start = t.text - 1; /* the dot */
             next(p);
             while (p->tok.kind == TK_DOTWORD || p->tok.kind == TK_IDENT) next(p);
             if (!is_punct(&p->tok, '{')) { err(p, &p->tok, "expected '{' after .section name"); sync_stmt(p); continue; }
@@ -1527,8 +1594,9 @@ static void parse_module(parser *p) {
                 if (x.kind == TK_PUNCT && x.punct == '}') depth--;
             } while (depth > 0 && x.kind != TK_EOF);
             if (x.kind == TK_EOF) err(p, &t, "unterminated .section");
+            else ir_add_item(p->m, IR_ITEM_SECTION, ir_intern(p->m, start, (size_t)(x.text + x.len - start)));
             p->has_ahead = false;
-            p->m->dropped_debug_sections++;
+            p->m->debug_sections++;
             next(p);
             continue;
         }

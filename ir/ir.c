@@ -25,7 +25,7 @@ const ir_opcode_info ir_opcodes[IR_OP_COUNT] = {
     [IR_OP_PRAGMA] = {".pragma", 1, 1, 0},
     [IR_OP_BRANCHTARGETS] = {".branchtargets", 1, 255, 0},
     [IR_OP_CALLTARGETS] = {".calltargets", 1, 255, 0},
-    [IR_OP_CALLPROTOTYPE] = {".callprototype", 1, 1, 0},
+    [IR_OP_CALLPROTOTYPE] = {".callprototype", 2, 2, 0},
 };
 #undef T
 #undef B

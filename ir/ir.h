@@ -198,12 +198,15 @@ typedef enum ir_init_kind {
     IR_INIT_GENERIC,  /* generic(var) + val */
     IR_INIT_OPEN,     /* `{` of a nested initializer: printing and round trip keep the braces */
     IR_INIT_CLOSE,    /* `}` */
+    IR_INIT_MASK,     /* mask(var+val) or mask(generic(var)+val): bytes of an address, e.g. 0xFF00(sym) */
 } ir_init_kind;
 
 typedef struct ir_init {
     uint8_t kind;
+    uint8_t generic;  /* IR_INIT_MASK of a generic address */
     uint32_t sym;
     int64_t val;
+    uint64_t mask;    /* IR_INIT_MASK */
 } ir_init;
 
 #define IR_MAX_DIMS 4
@@ -221,6 +224,9 @@ typedef struct ir_var {
     uint8_t is_ptr;         /* kernel parameter attribute `.ptr` */
     uint8_t ptr_space;      /* `.ptr.global` etc. */
     uint32_t ptr_align;     /* `.ptr.align N` */
+    uint8_t managed;        /* .attribute(.managed) */
+    uint8_t unified;        /* .attribute(.unified(uuid1, uuid2)) */
+    uint64_t unified_uuid[2];
     uint64_t dims[IR_MAX_DIMS];
     uint32_t ninit;
     ir_init *init;          /* flat, with OPEN/CLOSE markers for nested braces */
@@ -285,7 +291,9 @@ typedef struct ir_func {
     ir_proto *protos;
 } ir_func;
 
-typedef enum ir_item_kind { IR_ITEM_VAR, IR_ITEM_FUNC, IR_ITEM_ALIAS, IR_ITEM_PRAGMA, IR_ITEM_FILE } ir_item_kind;
+/* IR_ITEM_SECTION keeps a `.section` (DWARF) verbatim as a string: we do not interpret it, but printing it
+ * back keeps `--emit=ir` output acceptable to ptxas for modules compiled with -G. */
+typedef enum ir_item_kind { IR_ITEM_VAR, IR_ITEM_FUNC, IR_ITEM_ALIAS, IR_ITEM_PRAGMA, IR_ITEM_FILE, IR_ITEM_SECTION } ir_item_kind;
 
 typedef struct ir_item {
     uint8_t kind;
@@ -314,7 +322,7 @@ typedef struct ir_module {
     ir_alias *aliases;
     uint32_t nfiles, cap_files;
     ir_file *files;
-    uint32_t dropped_debug_sections; /* .section bodies skipped (DWARF we do not use) */
+    uint32_t debug_sections; /* .section items (DWARF text kept verbatim) */
     /* string interning */
     uint32_t nstrings, cap_strings;
     const char **strings;

@@ -80,6 +80,13 @@ static void print_init(sbuf *b, const ir_module *m, const ir_var *v) {
         case IR_INIT_F32: printf_(b, "0f%08" PRIX32, (uint32_t)e->val); break;
         case IR_INIT_F64: printf_(b, "0d%016" PRIX64, (uint64_t)e->val); break;
         case IR_INIT_FUNC: put_str(b, m, m->funcs[e->sym].name); break;
+        case IR_INIT_MASK:
+            printf_(b, "0x%" PRIX64 "(%s", e->mask, e->generic ? "generic(" : "");
+            put_str(b, m, m->vars[e->sym].name);
+            if (e->generic) puts_(b, ")");
+            if (e->val) printf_(b, "%+" PRId64, e->val);
+            puts_(b, ")");
+            break;
         case IR_INIT_VAR:
         case IR_INIT_GENERIC:
             if (e->kind == IR_INIT_GENERIC) puts_(b, "generic(");
@@ -95,6 +102,13 @@ static void print_init(sbuf *b, const ir_module *m, const ir_var *v) {
 static void print_var_decl(sbuf *b, const ir_module *m, const ir_var *v, bool with_init) {
     puts_(b, linkage_name(v->linkage));
     printf_(b, ".%s", ir_space_names[v->space]);
+    if (v->managed || v->unified) {
+        puts_(b, " .attribute(");
+        if (v->managed) puts_(b, ".managed");
+        if (v->unified)
+            printf_(b, "%s.unified(%" PRIu64 ", %" PRIu64 ")", v->managed ? ", " : "", v->unified_uuid[0], v->unified_uuid[1]);
+        puts_(b, ")");
+    }
     if (v->align) printf_(b, " .align %u", v->align);
     if (v->vec) printf_(b, " .v%u", v->vec);
     printf_(b, " .%s", ir_type_names[v->type]);
@@ -320,6 +334,7 @@ char *ir_print_module(const ir_module *m, size_t *len_out) {
             puts_(&b, ";\n");
             break;
         case IR_ITEM_PRAGMA: puts_(&b, ".pragma \""); put_str(&b, m, it->id); puts_(&b, "\";\n"); break;
+        case IR_ITEM_SECTION: put_str(&b, m, it->id); puts_(&b, "\n"); break;
         case IR_ITEM_FILE: {
             const ir_file *fl = &m->files[it->id];
             printf_(&b, ".file %u \"", fl->index);

@@ -170,7 +170,7 @@ bool ir_verify(const ir_module *m, char **errors) {
         if (var->func >= (int32_t)m->nfuncs) fail(&v, NULL, "variable '%s' has a bad owner", ir_str(m, var->name));
         for (uint32_t k = 0; k < var->ninit; k++) {
             const ir_init *e = &var->init[k];
-            if ((e->kind == IR_INIT_VAR || e->kind == IR_INIT_GENERIC) && e->sym >= m->nvars)
+            if ((e->kind == IR_INIT_VAR || e->kind == IR_INIT_GENERIC || e->kind == IR_INIT_MASK) && e->sym >= m->nvars)
                 fail(&v, NULL, "initializer of '%s' names a missing variable", ir_str(m, var->name));
             if (e->kind == IR_INIT_FUNC && e->sym >= m->nfuncs)
                 fail(&v, NULL, "initializer of '%s' names a missing function", ir_str(m, var->name));
