@@ -59,12 +59,19 @@ static const char *skip_space(lexer *lx) {
             continue;
         }
         if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+            uint32_t line0 = lx->line;
+            const char *ls0 = lx->line_start;
             const char *q = p + 2;
             while (q + 1 < end && !(q[0] == '*' && q[1] == '/')) {
                 if (*q == '\n') { lx->line++; lx->line_start = q + 1; }
                 q++;
             }
-            if (q + 1 >= end) { lx->p = end; return "unterminated /* comment"; }
+            if (q + 1 >= end) { /* report where the comment starts */
+                lx->line = line0;
+                lx->line_start = ls0;
+                lx->p = p;
+                return "unterminated /* comment";
+            }
             p = q + 2;
             continue;
         }
@@ -176,7 +183,11 @@ static token lex_number(lexer *lx) {
 
 token lex_next(lexer *lx) {
     const char *err = skip_space(lx);
-    if (err) return error(lx, lx->p, err);
+    if (err) {
+        token t = error(lx, lx->p, err);
+        lx->p = lx->end;
+        return t;
+    }
     const char *s = lx->p, *end = lx->end;
     if (s >= end) return make(lx, TK_EOF, s);
     uint8_t c = (uint8_t)*s;

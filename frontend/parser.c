@@ -1163,6 +1163,9 @@ static bool parse_perf_directive(parser *p, ir_perf *pf, bool *ok) {
     else if (is_dot(&t, "maxnreg")) { next(p); *ok = parse_uint(p, &v, ".maxnreg"); pf->maxnreg = (uint32_t)v; pf->has_maxnreg = 1; }
     else if (is_dot(&t, "maxclusterrank")) { next(p); *ok = parse_uint(p, &v, ".maxclusterrank"); pf->maxclusterrank = (uint32_t)v; pf->has_maxclusterrank = 1; }
     else if (is_dot(&t, "explicitcluster")) { next(p); pf->explicitcluster = 1; }
+    else if (is_dot(&t, "blocksareclusters")) { next(p); pf->blocksareclusters = 1; }
+    else if (is_dot(&t, "abi_preserve")) { next(p); *ok = parse_uint(p, &v, ".abi_preserve"); pf->abi_preserve = (uint32_t)v; pf->has_abi_preserve = 1; }
+    else if (is_dot(&t, "abi_preserve_control")) { next(p); *ok = parse_uint(p, &v, ".abi_preserve_control"); pf->abi_preserve_control = (uint32_t)v; pf->has_abi_preserve_control = 1; }
     else if (is_dot(&t, "noreturn")) { next(p); pf->noreturn = 1; }
     else return false;
     return true;

@@ -267,6 +267,8 @@ typedef struct ir_perf {
     uint32_t minnctapersm, maxnctapersm, maxnreg, maxclusterrank;
     uint8_t n_maxntid, n_reqntid, n_reqnctapercluster, explicitcluster, noreturn;
     uint8_t has_minnctapersm, has_maxnctapersm, has_maxnreg, has_maxclusterrank;
+    uint8_t blocksareclusters, has_abi_preserve, has_abi_preserve_control;
+    uint32_t abi_preserve, abi_preserve_control; /* registers a .func keeps for its callers (PTX 9.0) */
 } ir_perf;
 
 typedef struct ir_func {

@@ -270,6 +270,9 @@ static void print_perf(sbuf *b, const ir_perf *pf) {
     if (pf->has_maxnreg) printf_(b, ".maxnreg %u\n", pf->maxnreg);
     if (pf->has_maxclusterrank) printf_(b, ".maxclusterrank %u\n", pf->maxclusterrank);
     if (pf->explicitcluster) puts_(b, ".explicitcluster\n");
+    if (pf->blocksareclusters) puts_(b, ".blocksareclusters\n");
+    if (pf->has_abi_preserve) printf_(b, ".abi_preserve %u\n", pf->abi_preserve);
+    if (pf->has_abi_preserve_control) printf_(b, ".abi_preserve_control %u\n", pf->abi_preserve_control);
 }
 
 static void print_func(sbuf *b, const ir_module *m, const ir_func *f, bool decl_only) {
@@ -280,7 +283,7 @@ static void print_func(sbuf *b, const ir_module *m, const ir_func *f, bool decl_
         puts_(b, " ");
     }
     put_str(b, m, f->name);
-    if (f->sig.nparam || f->is_entry) print_param_list(b, m, f->sig.param, f->sig.nparam, true);
+    print_param_list(b, m, f->sig.param, f->sig.nparam, true);
     if (f->sig.noreturn) puts_(b, " .noreturn");
     puts_(b, "\n");
     print_perf(b, &f->perf);
