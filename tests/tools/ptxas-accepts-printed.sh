@@ -12,7 +12,12 @@ for dir in "$@"; do for f in "$dir"/*.ptx; do
   if ! "$compiler" --emit=ir "$f" -o "$tmp/p.ptx" 2>"$tmp/err"; then
     echo "FAIL $f: our front end rejected it"; cat "$tmp/err"; fail=$((fail+1)); continue
   fi
-  extra=""; grep -q '^\.extern \.func' "$tmp/p.ptx" && extra="-c"
+  # use the flags under which ptxas accepts the original (-c for rdc modules with extern functions)
+  extra=none
+  for flags in "" "-c"; do
+    if "$ptxas" -arch="$arch" $flags "$f" -o "$tmp/o.cubin" 2>/dev/null; then extra=$flags; break; fi
+  done
+  if [ "$extra" = none ]; then echo "FAIL $f: ptxas rejects the original"; fail=$((fail+1)); continue; fi
   if "$ptxas" -arch="$arch" $extra "$tmp/p.ptx" -o "$tmp/p.cubin" 2>"$tmp/err"; then pass=$((pass+1))
   else echo "FAIL $f: ptxas rejected the printed IR:"; head -5 "$tmp/err"; fail=$((fail+1)); fi
 done; done
