@@ -1,0 +1,9 @@
+// shared library / archive member 1
+__global__ void saxpy(float a, const float *x, float *y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+extern "C" int lib_saxpy(float a, const float *x, float *y, int n) {
+    saxpy<<<(n + 127) / 128, 128>>>(a, x, y, n);
+    return (int)cudaGetLastError();
+}
