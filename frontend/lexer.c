@@ -29,14 +29,8 @@ void lex_init(lexer *lx, const char *src, size_t len) {
 }
 
 static token make(lexer *lx, tok_kind k, const char *start) {
-    token t;
-    memset(&t, 0, sizeof t);
-    t.kind = k;
-    t.text = start;
-    t.len = (size_t)(lx->p - start);
-    t.line = lx->line;
-    t.col = (uint32_t)(start - lx->line_start) + 1;
-    return t;
+    return (token){.kind = k, .text = start, .len = (size_t)(lx->p - start), .line = lx->line,
+                   .col = (uint32_t)(start - lx->line_start) + 1};
 }
 
 static token error(lexer *lx, const char *start, const char *msg) {

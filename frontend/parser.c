@@ -51,6 +51,10 @@ typedef struct parser {
     uint32_t *touched_labels; /* string ids to clear at function end */
     uint32_t ntouched, cap_touched;
     bool stmt_error;          /* an error was reported in the current statement */
+    /* instructions of the open block collect here and move to the block, exactly sized, when it closes:
+     * growing every block's vector by doubling cost more than the rest of the parser */
+    ir_ins *scratch;
+    uint32_t nscratch, cap_scratch;
 } parser;
 
 /* ---------------------------------------------------------------- small helpers */
@@ -560,16 +564,27 @@ static bool parse_shape(const char *s, size_t len, uint32_t *shape) {
     return true;
 }
 
-static ir_block *cur_block(parser *p) {
-    if (!p->blk) p->blk = ir_add_block(p->f, 0);
-    return p->blk;
+/* Moves the collected instructions into the open block and closes it. */
+static void flush_block(parser *p) {
+    if (p->blk && p->nscratch) {
+        ir_block *b = p->blk;
+        b->ins = malloc(p->nscratch * sizeof *b->ins);
+        if (!b->ins) abort();
+        memcpy(b->ins, p->scratch, p->nscratch * sizeof *b->ins);
+        b->n = b->cap = p->nscratch;
+    }
+    p->nscratch = 0;
+    p->blk = NULL;
 }
 
 static void append_ins(parser *p, const ir_ins *ins) {
-    ir_block *b = cur_block(p);
-    ir_block_append(b, ins);
-    const ir_opcode_info *info = &ir_opcodes[ins->op];
-    if (info->flags & IR_OPF_TERMINATOR) p->blk = NULL;
+    if (!p->blk) p->blk = ir_add_block(p->f, 0);
+    if (p->nscratch == p->cap_scratch) {
+        p->cap_scratch = p->cap_scratch ? p->cap_scratch * 2 : 256;
+        p->scratch = xrealloc(p->scratch, p->cap_scratch * sizeof *p->scratch);
+    }
+    p->scratch[p->nscratch++] = *ins;
+    if (ir_opcodes[ins->op].flags & IR_OPF_TERMINATOR) flush_block(p);
 }
 
 static void parse_call_operands(parser *p, ir_ins *ins, ir_operand *ops, unsigned *nops) {
@@ -1274,6 +1289,7 @@ static void parse_function(parser *p, ir_linkage linkage, bool is_entry) {
             err(p, &name_tok, "duplicate parameter name '%s'", ir_str(p->m, p->m->vars[sig.param[i]].name));
     next(p); /* { */
     parse_body(p);
+    flush_block(p);
     /* labels used but never defined */
     for (uint32_t i = 0; i < f->nlabels; i++)
         if (!f->labels[i].defined)
@@ -1400,8 +1416,11 @@ static void parse_label_stmt(parser *p) {
         return;
     }
     /* a code label starts a block (reusing an empty unlabeled one) */
-    if (p->blk && p->blk->n == 0 && !p->blk->label) p->blk->label = lid + 1;
-    else p->blk = ir_add_block(p->f, lid + 1);
+    if (p->blk && p->nscratch == 0 && !p->blk->label) p->blk->label = lid + 1;
+    else {
+        flush_block(p);
+        p->blk = ir_add_block(p->f, lid + 1);
+    }
 }
 
 static void parse_body(parser *p) {
@@ -1678,5 +1697,6 @@ ir_module *ptx_parse(const char *src, size_t len, p2n_diags *diags) {
     free(p.scope_marks);
     free(p.flabel);
     free(p.touched_labels);
+    free(p.scratch);
     return p.m;
 }

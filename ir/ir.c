@@ -2,6 +2,7 @@
 #include "ir.h"
 
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ typedef struct word_slot { const char *s; uint16_t len; uint16_t id; uint8_t kin
 #define WORD_TABLE_SIZE 2048u
 #define OP_TABLE_SIZE 1024u
 static word_slot word_table[WORD_TABLE_SIZE];
-static word_slot op_table[OP_TABLE_SIZE]; /* kind 1 = opcode (id), kind 2 = prefix only */
+static word_slot op_table[OP_TABLE_SIZE]; /* kind: bit 0 = an opcode (id), bit 1 = prefix of a longer one */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
 
 static uint32_t hash_bytes(const char *s, size_t len) {
@@ -114,13 +115,17 @@ static word_slot *slot_find(word_slot *tab, uint32_t size, const char *s, size_t
 static void slot_put(word_slot *tab, uint32_t size, const char *s, size_t len, uint8_t kind, uint16_t id) {
     word_slot *w = slot_find(tab, size, s, len);
     if (w->used) {
-        if (kind == 1) { w->kind = 1; w->id = id; } /* an opcode wins over being a prefix */
+        if (tab == op_table) { /* an opcode can also be the prefix of a longer one ("cp.async") */
+            w->kind |= kind;
+            if (kind == 1) w->id = id;
+        } /* in the word table the first meaning wins: "texref" is a type before it is a txq modifier */
         return;
     }
     *w = (word_slot){s, (uint16_t)len, id, kind, 1};
 }
 
 static void build_tables(void) {
+    /* word_table kinds are ir_word_kind values; op_table kinds are the bit flags above */
     for (unsigned t = 1; t < IR_T_COUNT; t++)
         slot_put(word_table, WORD_TABLE_SIZE, ir_type_names[t], strlen(ir_type_names[t]), IR_W_TYPE, (uint16_t)t);
     for (unsigned s = 1; s < IR_S_COUNT; s++)
@@ -148,20 +153,13 @@ bool ir_lookup_word(const char *s, size_t len, ir_word_info *out) {
 ir_opcode ir_lookup_opcode(const char *s, size_t len) {
     pthread_once(&tables_once, build_tables);
     word_slot *w = slot_find(op_table, OP_TABLE_SIZE, s, len);
-    return (w->used && w->kind == 1) ? (ir_opcode)w->id : IR_OP_NONE;
+    return (w->used && (w->kind & 1)) ? (ir_opcode)w->id : IR_OP_NONE;
 }
 
 bool ir_is_opcode_prefix(const char *s, size_t len) {
     pthread_once(&tables_once, build_tables);
     word_slot *w = slot_find(op_table, OP_TABLE_SIZE, s, len);
-    if (!w->used) return false;
-    if (w->kind == 2) return true;
-    /* An opcode can also be a prefix of a longer one ("cp.async" of "cp.async.bulk"). */
-    for (unsigned op = 1; op < IR_OP_FIRST_PSEUDO; op++) {
-        const char *name = ir_opcodes[op].name;
-        if (strncmp(name, s, len) == 0 && name[len] == '.') return true;
-    }
-    return false;
+    return w->used && (w->kind & 2);
 }
 
 ir_sreg ir_lookup_sreg(const char *s, size_t len, uint16_t *index) {
@@ -190,9 +188,11 @@ ir_sreg ir_lookup_sreg(const char *s, size_t len, uint16_t *index) {
 
 /* ---------------------------------------------------------------- arena */
 
+/* Chunks grow geometrically (a small module stays small) and come straight from mmap with transparent huge
+ * pages requested: a 50 MB module touches a few hundred MB, and 4 KB page faults would dominate parsing. */
 struct ir_arena {
     struct ir_arena *next;
-    size_t used, cap;
+    size_t used, cap, mapped;
     max_align_t data[];
 };
 
@@ -221,17 +221,22 @@ void *ir_alloc(ir_module *m, size_t bytes) {
     bytes = (bytes + 7) & ~(size_t)7;
     ir_arena *a = m->arena;
     if (!a || a->used + bytes > a->cap) {
-        size_t cap = bytes > (1u << 20) ? bytes : (1u << 20);
-        ir_arena *na = xmalloc(sizeof(ir_arena) + cap);
+        size_t chunk = a ? a->mapped * 2 : (256u << 10);
+        if (chunk > (32u << 20)) chunk = 32u << 20;
+        while (chunk < bytes + sizeof(ir_arena)) chunk *= 2;
+        void *mem = mmap(NULL, chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mem == MAP_FAILED) { fputs("ptx2native: out of memory\n", stderr); abort(); }
+        if (chunk >= (2u << 20)) madvise(mem, chunk, MADV_HUGEPAGE);
+        ir_arena *na = mem;
         na->next = a;
         na->used = 0;
-        na->cap = cap;
+        na->mapped = chunk;
+        na->cap = chunk - sizeof(ir_arena);
         m->arena = a = na;
     }
     void *p = (char *)a->data + a->used;
     a->used += bytes;
-    memset(p, 0, bytes);
-    return p;
+    return p; /* fresh anonymous memory is already zero */
 }
 
 ir_operand *ir_alloc_operands(ir_module *m, unsigned n) { return ir_alloc(m, sizeof(ir_operand) * (n ? n : 1)); }
@@ -270,7 +275,7 @@ void ir_module_free(ir_module *m) {
     free(m->hash_slots);
     for (ir_arena *a = m->arena, *n; a; a = n) {
         n = a->next;
-        free(a);
+        munmap(a, a->mapped);
     }
     free(m);
 }

@@ -46,6 +46,10 @@ static void test_tables(void) {
     CHECK(ir_lookup_word("shared::cluster", 15, &wi) && wi.kind == IR_W_SPACE && wi.id == IR_S_SHARED_CLUSTER);
     CHECK(ir_lookup_word("L2::cache_hint", 14, &wi) && wi.kind == IR_W_MOD && wi.id == IR_M_L2_CACHE_HINT);
     CHECK(!ir_lookup_word("nonsense", 8, &wi));
+    /* a spelling with two meanings keeps the first table's: texref is a type */
+    CHECK(ir_lookup_word("texref", 6, &wi) && wi.kind == IR_W_TYPE && wi.id == IR_T_TEXREF);
+    /* cp.async is an opcode and the prefix of cp.async.bulk */
+    CHECK(ir_lookup_opcode("cp.async", 8) == IR_OP_CP_ASYNC && ir_is_opcode_prefix("cp.async", 8));
     CHECK(ir_lookup_opcode("cp.async.bulk.tensor", 20) == IR_OP_CP_ASYNC_BULK_TENSOR);
     CHECK(ir_is_opcode_prefix("cp", 2) && ir_is_opcode_prefix("cp.async", 8));
     CHECK(!ir_is_opcode_prefix("add", 3));
