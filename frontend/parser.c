@@ -375,6 +375,7 @@ static bool parse_list(parser *p, ir_operand *o, ir_opnd_kind kind, int close, b
     ir_operand tmp[64];
     unsigned n = 0;
     token open = p->tok;
+    memset(o, 0, sizeof *o);
     next(p);
     if (!is_punct(&p->tok, close)) {
         for (;;) {
@@ -670,6 +671,7 @@ static void parse_instruction(parser *p, uint32_t guard, uint8_t guard_neg) {
         }
     }
     ir_operand ops[16];
+    memset(ops, 0, sizeof ops);
     unsigned nops = 0;
     const ir_opcode_info *info = &ir_opcodes[op];
     if (op == IR_OP_CALL) {
