@@ -1325,7 +1325,7 @@ static void add_pseudo(parser *p, ir_opcode op, const ir_operand *ops, unsigned 
     ins.col = (uint16_t)at->col;
     ins.nops = (uint8_t)n;
     ins.ops = ir_alloc_operands(p->m, n);
-    memcpy(ins.ops, ops, n * sizeof *ops);
+    if (n) memcpy(ins.ops, ops, n * sizeof *ops);
     append_ins(p, &ins);
 }
 
