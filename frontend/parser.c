@@ -943,17 +943,44 @@ static bool parse_ref_init(parser *p, ir_var *v) {
     return true;
 }
 
+/* The name of a declaration: reports and resynchronises when the token is not an identifier. */
+static bool take_name(parser *p, const char *what, token *out) {
+    if (p->tok.kind != TK_IDENT) {
+        char b[64];
+        err(p, &p->tok, "expected a %s, found %s", what, tok_desc(&p->tok, b, sizeof b));
+        sync_stmt(p);
+        return false;
+    }
+    *out = p->tok;
+    next(p);
+    return true;
+}
+
+/* `[N][M]...` or `[]` first: array dimensions of a variable or parameter. */
+static bool parse_array_dims(parser *p, ir_var *v) {
+    while (is_punct(&p->tok, '[')) {
+        token lb = p->tok;
+        next(p);
+        if (v->ndims == IR_MAX_DIMS) { err(p, &lb, "too many array dimensions (at most %d)", IR_MAX_DIMS); return false; }
+        if (is_punct(&p->tok, ']')) {
+            if (v->ndims) { err(p, &lb, "only the first array dimension may be left empty"); return false; }
+            v->unsized_first = 1;
+            v->dims[v->ndims++] = 0;
+        } else {
+            uint64_t n;
+            if (!parse_uint(p, &n, "array size")) return false;
+            v->dims[v->ndims++] = n;
+        }
+        if (!expect_punct(p, ']', "to close the array size")) return false;
+    }
+    return true;
+}
+
 /* After the head: name[dims] [= init] {, name[dims] [= init]} ;   Declares each as a variable. */
 static void parse_var_names(parser *p, const decl_head *h, bool in_func) {
     for (;;) {
-        token nt = p->tok;
-        if (nt.kind != TK_IDENT) {
-            char b[64];
-            err(p, &nt, "expected a variable name, found %s", tok_desc(&nt, b, sizeof b));
-            sync_stmt(p);
-            return;
-        }
-        next(p);
+        token nt;
+        if (!take_name(p, "variable name", &nt)) return;
         ir_var v;
         memset(&v, 0, sizeof v);
         v.name = intern_tok(p, &nt);
@@ -969,22 +996,7 @@ static void parse_var_names(parser *p, const decl_head *h, bool in_func) {
         v.unified_uuid[1] = h->unified_uuid[1];
         v.line = nt.line;
         v.col = nt.col;
-        while (is_punct(&p->tok, '[')) {
-            token lb = p->tok;
-            next(p);
-            if (v.ndims == IR_MAX_DIMS) { err(p, &lb, "too many array dimensions (at most %d)", IR_MAX_DIMS); sync_stmt(p); return; }
-            if (is_punct(&p->tok, ']')) {
-                if (v.ndims) { err(p, &lb, "only the first array dimension may be left empty"); sync_stmt(p); return; }
-                v.unsized_first = 1;
-                v.dims[v.ndims++] = 0;
-            } else {
-                uint64_t n;
-                if (!parse_uint(p, &n, "array size")) { sync_stmt(p); return; }
-                v.dims[v.ndims++] = n;
-            }
-            if (!expect_punct(p, ']', "to close the array size")) { sync_stmt(p); return; }
-        }
-        /* .reg/.param in a register-parameter style: %r<100> is handled by the .reg path, not here */
+        if (!parse_array_dims(p, &v)) { sync_stmt(p); return; }
         if (is_punct(&p->tok, '=')) {
             token eq = p->tok;
             next(p);
@@ -1042,14 +1054,8 @@ static void parse_reg_decl(parser *p) {
     h.at = at;
     if (!parse_decl_attrs(p, &h)) { sync_stmt(p); return; }
     for (;;) {
-        token nt = p->tok;
-        if (nt.kind != TK_IDENT) {
-            char b[64];
-            err(p, &nt, "expected a register name, found %s", tok_desc(&nt, b, sizeof b));
-            sync_stmt(p);
-            return;
-        }
-        next(p);
+        token nt;
+        if (!take_name(p, "register name", &nt)) return;
         ir_regdecl rd;
         memset(&rd, 0, sizeof rd);
         rd.name = intern_tok(p, &nt);
@@ -1119,17 +1125,7 @@ static bool parse_param(parser *p, uint32_t *out, bool in_proto) {
     } else {
         v.name = ir_intern(p->m, "_", 1);
     }
-    while (is_punct(&p->tok, '[')) {
-        next(p);
-        if (v.ndims == IR_MAX_DIMS) { err(p, &p->tok, "too many array dimensions"); return false; }
-        if (is_punct(&p->tok, ']')) { v.unsized_first = 1; v.dims[v.ndims++] = 0; }
-        else {
-            uint64_t n;
-            if (!parse_uint(p, &n, "array size")) return false;
-            v.dims[v.ndims++] = n;
-        }
-        if (!expect_punct(p, ']', "to close the array size")) return false;
-    }
+    if (!parse_array_dims(p, &v)) return false;
     *out = ir_add_var(p->m, &v);
     return true;
 }
