@@ -13,11 +13,12 @@ trap 'rm -rf "$work"' EXIT
 tar -xJf "$src_tar" -C "$work"
 srcdir=$(find "$work" -maxdepth 2 -name CMakeLists.txt -printf '%h\n' | head -1)
 mkdir -p "$cache"
-# One kernel library for this machine's CPU ("native"): the cache is per machine, so that is all it needs.
+# One kernel library for an x86-64-v3 CPU (AVX2/FMA; every machine of this kind has it). LLVM 15 cannot name
+# newer CPUs ("Host CPU: (unknown)" on this machine's EPYC), so the CPU is given explicitly.
 cmake -S "$srcdir" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$cache" \
   -DWITH_LLVM_CONFIG="$(command -v llvm-config-15)" -DLLVM_SPIRV="$(command -v llvm-spirv-15)" \
   -DENABLE_ICD=ON -DPOCL_INSTALL_ICD_VENDORDIR="$cache/icd" \
-  -DKERNELLIB_HOST_CPU_VARIANTS=native -DENABLE_TESTS=OFF -DENABLE_EXAMPLES=OFF \
+  -DKERNELLIB_HOST_CPU_VARIANTS=native -DLLC_HOST_CPU=x86-64-v3 -DENABLE_TESTS=OFF -DENABLE_EXAMPLES=OFF \
   -DENABLE_IPO=OFF -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_C_FLAGS=-fPIC -DCMAKE_CXX_FLAGS=-fPIC \
   -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=OFF >"$cache/configure.log" 2>&1 \
   || { echo "build-pocl: configure failed, see $cache/configure.log" >&2; exit 1; }
