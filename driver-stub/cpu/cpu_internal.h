@@ -1,0 +1,47 @@
+/* cpu_internal.h — private declarations shared by the CPU backend's source files (not part of the API the
+ * driver stub sees; tests may use the hooks at the end). */
+#ifndef P2N_CPU_INTERNAL_H
+#define P2N_CPU_INTERNAL_H
+
+#include "cpu_backend.h"
+#include "host_abi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct cpu_kernel {
+    struct cpu_module *module;
+    const p2n_kernel_desc *desc;
+};
+
+struct cpu_module {
+    void *handle; /* dlopen handle */
+    int fd;       /* the memfd the instance was loaded from; kept open while loaded (keeps /proc/self/fd/N unique) */
+    const p2n_module_desc *desc;
+    struct cpu_kernel *kernels;
+    uint32_t nkernels;
+};
+
+/* The runtime function table every loaded code object gets in __p2n_rt. */
+extern const p2n_rt_table p2n_cpu_rt_table;
+
+/* Growable text buffer (printf output). */
+typedef struct p2n_buf {
+    char *data;
+    size_t len, cap;
+} p2n_buf;
+int p2n_buf_reserve(p2n_buf *b, size_t extra); /* 0 on success */
+void p2n_buf_append(p2n_buf *b, const char *s, size_t n);
+
+/* CUDA's device printf: `format` plus the packed argument buffer (every argument at its natural alignment,
+ * integers narrower than int promoted to 4 bytes, floats passed as double, %s/%p as 8-byte pointers).
+ * Appends the text to `out`; returns the number of arguments consumed, or -1 for a NULL format. */
+int p2n_format_printf(p2n_buf *out, const char *format, const void *args);
+
+/* ---- hooks for tests and tools ---- */
+/* Number of worker threads for the next launches: 0 = default (P2N_CPU_THREADS, else the number of CPUs). */
+void p2n_cpu_set_threads(unsigned n);
+/* Number of workers the last launch used. */
+unsigned p2n_cpu_threads_in_use(void);
+
+#endif

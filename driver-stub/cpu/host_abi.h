@@ -1,0 +1,120 @@
+/* host_abi.h — the contract between code emitted for `--offload-arch=host` and the CPU runtime.
+ *
+ * A host code object is an ELF shared object (x86-64) produced by ptx2native. It has NO undefined symbols
+ * (linked with --no-undefined): everything it needs from the runtime goes through the function table
+ * `__p2n_rt`, which the loader fills in right after loading. (Resolving runtime symbols by name would fail
+ * when the application dlopen()s libcuda.so.1 with RTLD_LOCAL, as cudart does.)
+ *
+ * Exported symbols of a host code object:
+ *     const p2n_module_desc __p2n_module;   the kernels and globals of the module
+ *     const p2n_rt_table  *__p2n_rt;        written by the loader before any kernel runs
+ *
+ * Execution model: every CUDA thread runs the kernel entry on its own fiber with its own p2n_thread_ctx.
+ * The entry returns when the thread finishes. Device functions take the ctx as an extra first argument.
+ * Code must call rt->yield at loop back-edges once `yield_budget` runs out (decrement, call at <= 0), so a
+ * thread spinning on a flag set by another thread of its block lets that thread run (forward progress).
+ *
+ * Address spaces on the CPU: global and generic addresses are host pointers. Shared-window addresses
+ * (`.shared` state space, 32-bit or 64-bit) are byte offsets into the block's shared memory `ctx->smem`;
+ * cvta.shared adds ctx->smem, cvta.to.shared subtracts it. Local-window addresses are host pointers into
+ * the thread's stack (cvta.local/cvta.to.local are identities).
+ */
+#ifndef P2N_HOST_ABI_H
+#define P2N_HOST_ABI_H
+
+#include <stdint.h>
+
+#define P2N_HOST_ABI_VERSION 1u
+
+typedef struct p2n_thread_ctx {
+    uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
+    uint32_t laneid;          /* linear thread index within the block, mod 32 */
+    uint32_t warpid;          /* linear thread index within the block / 32 */
+    uint32_t nwarpid;
+    uint32_t dynamic_smem_size;
+    uint8_t *smem;            /* this block's shared memory: statics from offset 0, dynamic part after them */
+    uint32_t smem_size;       /* static + dynamic bytes */
+    int32_t yield_budget;     /* see above */
+    const struct p2n_rt_table *rt;
+    void *priv;               /* runtime-private (fiber, block and warp state) */
+} p2n_thread_ctx;
+
+/* Operation codes shared by emitted code and the runtime. */
+enum { P2N_SHFL_IDX = 0, P2N_SHFL_UP = 1, P2N_SHFL_DOWN = 2, P2N_SHFL_BFLY = 3 };
+enum { P2N_VOTE_ALL = 0, P2N_VOTE_ANY = 1, P2N_VOTE_UNI = 2, P2N_VOTE_BALLOT = 3 };
+enum { P2N_RED_POPC = 0, P2N_RED_AND = 1, P2N_RED_OR = 2 };
+enum { P2N_REDUX_ADD = 0, P2N_REDUX_MIN = 1, P2N_REDUX_MAX = 2, P2N_REDUX_UMIN = 3, P2N_REDUX_UMAX = 4,
+       P2N_REDUX_AND = 5, P2N_REDUX_OR = 6, P2N_REDUX_XOR = 7 };
+
+typedef struct p2n_rt_table {
+    uint32_t abi_version;
+    /* bar.sync / barrier.sync (arrive = 0) and bar.arrive (arrive = 1); count 0 = all threads of the block */
+    void (*barrier)(p2n_thread_ctx *ctx, uint32_t id, uint32_t count, uint32_t arrive);
+    /* bar.red.{popc,and,or}: returns the reduction of `pred` over the participating threads */
+    uint32_t (*barrier_red)(p2n_thread_ctx *ctx, uint32_t id, uint32_t count, uint32_t op, uint32_t pred);
+    /* shfl.sync: c is PTX's packed clamp/segment operand; *in_range receives the predicate result */
+    uint32_t (*shfl)(p2n_thread_ctx *ctx, uint32_t mode, uint32_t value, uint32_t b, uint32_t c,
+                     uint32_t membermask, uint32_t *in_range);
+    uint32_t (*vote)(p2n_thread_ctx *ctx, uint32_t mode, uint32_t pred, uint32_t membermask);
+    uint32_t (*match_any)(p2n_thread_ctx *ctx, uint64_t value, uint32_t membermask);
+    uint32_t (*match_all)(p2n_thread_ctx *ctx, uint64_t value, uint32_t membermask, uint32_t *pred);
+    uint32_t (*redux)(p2n_thread_ctx *ctx, uint32_t op, uint32_t value, uint32_t membermask);
+    uint32_t (*activemask)(p2n_thread_ctx *ctx);
+    void (*warp_sync)(p2n_thread_ctx *ctx, uint32_t membermask);          /* bar.warp.sync */
+    uint32_t (*elect)(p2n_thread_ctx *ctx, uint32_t membermask, uint32_t *is_leader);
+    void (*yield)(p2n_thread_ctx *ctx);                                    /* also nanosleep */
+    uint64_t (*clock64)(p2n_thread_ctx *ctx);
+    uint64_t (*globaltimer)(p2n_thread_ctx *ctx);
+    uint32_t (*smid)(p2n_thread_ctx *ctx);
+    /* CUDA's vprintf(format, packed argument buffer) */
+    int32_t (*vprintf)(p2n_thread_ctx *ctx, const char *format, const void *args);
+    /* never return: unwind the thread's fiber and fail the launch */
+    void (*trap)(p2n_thread_ctx *ctx);
+    void (*assertfail)(p2n_thread_ctx *ctx, const char *message, const char *file, uint32_t line,
+                       const char *function, uint64_t char_size);
+    void (*exit_thread)(p2n_thread_ctx *ctx);                              /* PTX exit */
+    /* math the emitted code should not take from the system libm (the code object has no undefined symbols) */
+    float (*sinf)(float);
+    float (*cosf)(float);
+    float (*exp2f)(float);
+    float (*log2f)(float);
+    float (*tanhf)(float);
+    double (*fma)(double, double, double);
+    float (*fmaf)(float, float, float);
+    /* device-side malloc/free (CUDA's malloc in kernels) */
+    void *(*malloc)(p2n_thread_ctx *ctx, uint64_t size);
+    void (*free)(p2n_thread_ctx *ctx, void *ptr);
+} p2n_rt_table;
+
+enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u };
+
+typedef struct p2n_kernel_desc {
+    const char *name;
+    void (*entry)(const uint8_t *params, p2n_thread_ctx *ctx);
+    uint32_t num_params;
+    const uint32_t *param_offsets;
+    const uint32_t *param_sizes;
+    uint32_t param_buffer_size;
+    uint32_t static_smem_bytes;   /* module-wide static shared layout (dynamic shared starts after it) */
+    uint32_t dynamic_smem_align;  /* alignment of the dynamic part (largest .extern .shared alignment, >= 16) */
+    uint32_t local_bytes;
+    uint32_t maxntid[3];          /* 0 = not given */
+    uint32_t reqntid[3];
+    uint32_t flags;               /* P2N_KERNEL_* */
+} p2n_kernel_desc;
+
+typedef struct p2n_global_desc {
+    const char *name;
+    void *addr;
+    uint64_t size;
+} p2n_global_desc;
+
+typedef struct p2n_module_desc {
+    uint32_t abi_version;         /* P2N_HOST_ABI_VERSION */
+    uint32_t nkernels;
+    const p2n_kernel_desc *kernels;
+    uint32_t nglobals;
+    const p2n_global_desc *globals;
+} p2n_module_desc;
+
+#endif
