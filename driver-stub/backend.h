@@ -1,0 +1,104 @@
+/* backend.h — what the driver stub (libcuda.so.1) needs from an execution backend.
+ *
+ * The stub owns everything CUDA-visible: handles, contexts and their stacks, the allocation table, streams,
+ * events, sticky errors, error codes, PTX compilation (p2n_compile) and fatbin parsing. A backend only runs
+ * code and moves bytes. Each backend is one `p2n_backend_ops` table; P2N_BACKEND=cpu|hip|level0|opencl|auto
+ * picks one at cuInit (driver-stub/init.c, `p2n_backends[]`). Today only "cpu" is implemented; the others are
+ * listed with ops == NULL so selecting them gives a clear message and CUDA_ERROR_NO_DEVICE.
+ *
+ * Conventions:
+ *  - Every function returns a CUresult (CUDA_SUCCESS or the code the stub hands to the application).
+ *  - `char **err` (may be NULL) receives a malloc'd message the stub forwards (JIT log, stderr, ...).
+ *  - Device pointers are 64-bit numbers in the application's address space. The stub keeps the allocation
+ *    table; the backend only provides the storage. For backends with unified memory (CPU) device pointers
+ *    are host pointers and `host_access` is 1: the stub then copies with memcpy and needs no copy hooks.
+ *  - Code objects: the stub compiles PTX with p2n_compile(arch = ops->code_arch) and hands the bytes to
+ *    module_load. A fatbin `.p2n_native` payload for `code_arch` is handed over the same way.
+ *  - Launches run to completion in `launch` (asynchrony, if any, is the backend's business: a backend with
+ *    real queues implements `stream_*` hooks; the CPU backend has none and the stub treats every stream
+ *    as synchronous).
+ */
+#ifndef P2N_DRIVER_BACKEND_H
+#define P2N_DRIVER_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cuda_types.h"
+
+typedef struct p2n_bk_module p2n_bk_module;   /* backend-owned: one loaded code object */
+typedef struct p2n_bk_kernel p2n_bk_kernel;   /* backend-owned: one kernel of a module */
+
+/* Facts about the device the backend drives (filled once at init). */
+typedef struct p2n_bk_device_info {
+    char name[256];
+    uint64_t total_mem;
+    int multiprocessor_count;
+    int clock_rate_khz;
+    int max_threads_per_block;
+    int max_shared_per_block;        /* default limit (48 KiB) */
+    int max_shared_per_block_optin;  /* with cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES) */
+    int max_shared_per_sm;
+    int warp_size;
+    int integrated;                  /* 1: device memory is host memory */
+    int host_access;                 /* 1: device pointers are directly dereferenceable host pointers */
+    uint8_t uuid[16];
+} p2n_bk_device_info;
+
+/* Kernel facts (cuFuncGetAttribute, parameter packing, launch checks). */
+typedef struct p2n_bk_kernel_info {
+    const char *name;
+    unsigned num_params;
+    const uint32_t *param_offsets;
+    const uint32_t *param_sizes;
+    uint32_t param_buffer_size;
+    uint32_t static_shared_bytes;
+    uint32_t local_bytes;
+    uint32_t max_threads_per_block;
+    uint32_t reqntid[3];
+    uint32_t num_regs;               /* best estimate; 0 = unknown */
+} p2n_bk_kernel_info;
+
+typedef struct p2n_bk_launch {
+    uint32_t grid[3], block[3];
+    uint32_t dynamic_shared_bytes;
+    const void *params;              /* packed as p2n_bk_kernel_info says */
+    void (*printf_sink)(void *user, const char *text, size_t len);
+    void *printf_user;
+} p2n_bk_launch;
+
+typedef struct p2n_backend_ops {
+    const char *name;                /* "cpu", "hip", ... (P2N_BACKEND value) */
+    const char *code_arch;           /* p2n_compile arch of this backend's code objects ("host", "gfx942") */
+
+    CUresult (*init)(p2n_bk_device_info *info, char **err);
+    int (*device_count)(void);
+
+    /* memory: storage only, bookkeeping is the stub's */
+    CUresult (*mem_alloc)(size_t size, void **out);
+    void (*mem_free)(void *p);
+    CUresult (*mem_host_alloc)(size_t size, void **out);   /* pinned host memory */
+    void (*mem_host_free)(void *p);
+    /* copies/fills for backends without host_access (NULL when host_access = 1) */
+    CUresult (*memcpy_htod)(uint64_t dst, const void *src, size_t n);
+    CUresult (*memcpy_dtoh)(void *dst, uint64_t src, size_t n);
+    CUresult (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t n);
+    CUresult (*memset)(uint64_t dst, const void *pattern, unsigned pattern_size, size_t count);
+
+    /* code */
+    CUresult (*module_load)(const void *image, size_t size, p2n_bk_module **out, char **err);
+    void (*module_unload)(p2n_bk_module *m);
+    CUresult (*module_get_kernel)(p2n_bk_module *m, const char *name, p2n_bk_kernel **out);
+    CUresult (*module_get_global)(p2n_bk_module *m, const char *name, uint64_t *addr, size_t *size);
+    void (*kernel_info)(const p2n_bk_kernel *k, p2n_bk_kernel_info *out);
+
+    /* execution: returns when the grid finished. CUDA_ERROR_LAUNCH_FAILED / ASSERT / ILLEGAL_ADDRESS are
+     * sticky (the stub poisons the context); CUDA_ERROR_INVALID_VALUE / LAUNCH_OUT_OF_RESOURCES are not. */
+    CUresult (*launch)(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err);
+    CUresult (*synchronize)(void);   /* may be NULL (everything is synchronous) */
+} p2n_backend_ops;
+
+/* Backends compiled into this libcuda.so.1. */
+extern const p2n_backend_ops p2n_backend_cpu;
+
+#endif

@@ -1,0 +1,148 @@
+/* internal.h — shared state of the driver stub (libcuda.so.1). Not installed; nothing here is exported
+ * (the version script exports cu* only, and every helper here is named p2n_drv_*). */
+#ifndef P2N_DRIVER_INTERNAL_H
+#define P2N_DRIVER_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+#include "cuda_types.h"
+
+#define P2N_DRV_VERSION 13000
+#define P2N_DRV_HIDDEN __attribute__((visibility("hidden")))
+
+/* ---- handle kinds: every handle starts with a magic; handles are also kept in a registry so that a stale
+ * or garbage handle is rejected without being dereferenced ---- */
+enum {
+    P2N_MAGIC_CTX = 0x43545821u,    /* "CTX!" */
+    P2N_MAGIC_MODULE = 0x4d4f4421u,
+    P2N_MAGIC_FUNC = 0x46554e21u,
+    P2N_MAGIC_STREAM = 0x53545221u,
+    P2N_MAGIC_EVENT = 0x45564e21u,
+};
+
+typedef struct p2n_ctx {
+    uint32_t magic;
+    int device;
+    int is_primary;
+    int active;                     /* primary: resources exist (retained, or used before retain) */
+    unsigned flags;
+    int refcount;                   /* primary: retain count; created contexts: 1 */
+    CUresult sticky;                /* CUDA_SUCCESS, or the launch error that poisoned the context */
+    size_t max_dyn_default;
+    /* device printf output waiting for the next synchronisation */
+    char *printf_buf;
+    size_t printf_len, printf_cap;
+    pthread_mutex_t printf_lock;
+} p2n_ctx;
+
+typedef struct p2n_func p2n_func;
+
+typedef struct p2n_module {
+    uint32_t magic;
+    p2n_ctx *ctx;                   /* NULL for a library loaded without a context */
+    p2n_bk_module *bk;
+    int ptx_version;                /* major*10+minor of the PTX it came from; 0 = unknown */
+    uint8_t *image;                 /* the code object bytes (kept while the module lives) */
+    size_t nfuncs, capfuncs;
+    p2n_func **funcs;               /* handles handed out, one per kernel name */
+    size_t nglobals, capglobals;
+    uint64_t *globals;              /* global ranges entered in the allocation table */
+} p2n_module;
+
+struct p2n_func {
+    uint32_t magic;
+    p2n_module *module;
+    p2n_bk_kernel *bk;
+    p2n_bk_kernel_info info;
+    char *name;
+    int max_dynamic_shared;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+    int carveout;
+};
+
+typedef struct p2n_stream {
+    uint32_t magic;
+    p2n_ctx *ctx;
+    unsigned flags;
+    int priority;
+} p2n_stream;
+
+typedef struct p2n_event {
+    uint32_t magic;
+    p2n_ctx *ctx;
+    unsigned flags;
+    int recorded;
+    double time_ms;                 /* CLOCK_MONOTONIC at record (work before it has completed: synchronous) */
+} p2n_event;
+
+/* ---- global state ---- */
+typedef struct p2n_driver {
+    pthread_mutex_t lock;           /* registry, allocation table, primary contexts */
+    atomic_int initialized;         /* cuInit succeeded */
+    CUresult init_result;           /* result of the first cuInit (a failed backend choice is final) */
+    const p2n_backend_ops *be;
+    p2n_bk_device_info dev;
+    int device_count;
+    int cc_major, cc_minor;
+    p2n_ctx *primary;               /* one per device (device_count entries), stable handles */
+} p2n_driver;
+
+extern p2n_driver p2n_drv P2N_DRV_HIDDEN;
+
+/* init.c */
+P2N_DRV_HIDDEN CUresult p2n_drv_check_init(void);
+P2N_DRV_HIDDEN CUresult p2n_drv_check_device(CUdevice dev);
+P2N_DRV_HIDDEN int p2n_drv_verbose(void);
+
+/* handles.c: registry of live handles */
+P2N_DRV_HIDDEN void p2n_drv_register(void *h);
+P2N_DRV_HIDDEN void p2n_drv_unregister(void *h);
+P2N_DRV_HIDDEN int p2n_drv_is_live(const void *h, uint32_t magic);
+
+/* ctx.c */
+/* The context a call works on: `explicit_ctx` when non-NULL, else the calling thread's current one.
+ * Returns NOT_INITIALIZED, INVALID_CONTEXT, or the context's sticky error; activates a primary context
+ * used before being retained. */
+P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx(CUcontext explicit_ctx, p2n_ctx **out);
+/* Same but a sticky error does not fail the call (for destroy/query paths). */
+P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx_nosticky(CUcontext explicit_ctx, p2n_ctx **out);
+P2N_DRV_HIDDEN void p2n_drv_ctx_printf(void *user, const char *text, size_t len);
+P2N_DRV_HIDDEN void p2n_drv_ctx_flush_printf(p2n_ctx *c);
+P2N_DRV_HIDDEN CUresult p2n_drv_ctx_sync(p2n_ctx *c);
+
+/* mem.c: allocation table */
+enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3 };
+typedef struct p2n_alloc {
+    uint64_t base;
+    size_t size;
+    int kind;
+    p2n_ctx *ctx;
+    unsigned host_flags;
+    uint64_t id;
+} p2n_alloc;
+/* Finds the allocation containing [p, p+n); returns 1 and fills *out when found. */
+P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);
+P2N_DRV_HIDDEN void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags);
+P2N_DRV_HIDDEN void p2n_drv_alloc_remove(uint64_t base);
+/* Frees every allocation (and removes every global range) owned by a context. */
+P2N_DRV_HIDDEN void p2n_drv_alloc_release_ctx(p2n_ctx *c);
+
+/* module.c */
+P2N_DRV_HIDDEN void p2n_drv_module_release_ctx(p2n_ctx *c);
+P2N_DRV_HIDDEN void p2n_drv_module_destroy(p2n_module *m);
+
+/* stream.c */
+/* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */
+P2N_DRV_HIDDEN CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c);
+P2N_DRV_HIDDEN void p2n_drv_stream_release_ctx(p2n_ctx *c);
+
+/* errors.c */
+P2N_DRV_HIDDEN const char *p2n_drv_error_name(CUresult r);
+
+/* procaddr.c / exports.c */
+P2N_DRV_HIDDEN double p2n_drv_now_ms(void);
+
+#endif

@@ -1,0 +1,403 @@
+/* launch.c — cuLaunchKernel (kernelParams and `extra`), cuLaunchKernelEx, function attributes, occupancy.
+ *
+ * Launches run to completion inside the call (the CPU backend has no queues). Errors that CUDA reports
+ * asynchronously (trap → LAUNCH_FAILED, assert → ASSERT, bad address → ILLEGAL_ADDRESS) make the launch call
+ * itself succeed and poison the context: the next call that uses it (cuCtxSynchronize, a copy, ...) returns
+ * the error, and so does every later one until the context is destroyed or the primary context reset —
+ * CUDA's sticky errors.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static int is_sticky(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_LAUNCH_FAILED:
+    case CUDA_ERROR_ASSERT:
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_LAUNCH_TIMEOUT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static CUresult get_func(CUfunction f, p2n_func **out)
+{
+    if (!p2n_drv_is_live(f, P2N_MAGIC_FUNC))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *out = (p2n_func *)f;
+    return CUDA_SUCCESS;
+}
+
+/* Packs the parameter buffer from kernelParams (array of pointers to values) or from `extra`
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END). *buf is malloc'd. */
+static CUresult pack_params(const p2n_func *f, void **kernelParams, void **extra, uint8_t **buf)
+{
+    const p2n_bk_kernel_info *ki = &f->info;
+    size_t size = ki->param_buffer_size;
+    uint8_t *b = calloc(1, size ? size : 1);
+    if (!b)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (kernelParams && extra) {
+        free(b);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (extra) {
+        const void *ptr = NULL;
+        size_t len = 0;
+        int have_ptr = 0, have_size = 0;
+        for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) {
+                ptr = extra[i + 1];
+                have_ptr = 1;
+            } else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) {
+                if (!extra[i + 1]) {
+                    free(b);
+                    return CUDA_ERROR_INVALID_VALUE;
+                }
+                len = *(const size_t *)extra[i + 1];
+                have_size = 1;
+            } else {
+                free(b);
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+        }
+        if (ki->num_params > 0) {
+            if (!have_ptr || !have_size || !ptr) {
+                free(b);
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+            /* every parameter must be covered; trailing padding may be left out */
+            uint32_t last = ki->num_params - 1;
+            size_t need = (size_t)ki->param_offsets[last] + ki->param_sizes[last];
+            if (len < need) {
+                free(b);
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+            memcpy(b, ptr, len < size ? len : size);
+        }
+    } else if (ki->num_params > 0) {
+        if (!kernelParams) {
+            free(b);
+            return CUDA_ERROR_INVALID_VALUE;
+        }
+        for (unsigned i = 0; i < ki->num_params; i++) {
+            if (!kernelParams[i]) {
+                free(b);
+                return CUDA_ERROR_INVALID_VALUE;
+            }
+            memcpy(b + ki->param_offsets[i], kernelParams[i], ki->param_sizes[i]);
+        }
+    }
+    *buf = b;
+    return CUDA_SUCCESS;
+}
+
+static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned block[3], unsigned shmem,
+                       CUstream hStream, void **kernelParams, void **extra)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    r = get_func(hf, &f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    static const unsigned max_grid[3] = {2147483647u, 65535u, 65535u}, max_block[3] = {1024u, 1024u, 64u};
+    uint64_t threads = 1;
+    for (int d = 0; d < 3; d++) {
+        if (grid[d] == 0 || block[d] == 0 || grid[d] > max_grid[d] || block[d] > max_block[d])
+            return CUDA_ERROR_INVALID_VALUE;
+        threads *= block[d];
+    }
+    if (threads > (uint64_t)p2n_drv.dev.max_threads_per_block)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (f->info.max_threads_per_block && threads > f->info.max_threads_per_block)
+        return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
+    if (f->info.reqntid[0] && (block[0] != f->info.reqntid[0] || block[1] != (f->info.reqntid[1] ? f->info.reqntid[1] : 1) ||
+                               block[2] != (f->info.reqntid[2] ? f->info.reqntid[2] : 1)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (shmem > (unsigned)f->max_dynamic_shared ||
+        (uint64_t)shmem + f->info.static_shared_bytes > (uint64_t)p2n_drv.dev.max_shared_per_block_optin)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint8_t *params = NULL;
+    r = pack_params(f, kernelParams, extra, &params);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_bk_launch l = {
+        .grid = {grid[0], grid[1], grid[2]},
+        .block = {block[0], block[1], block[2]},
+        .dynamic_shared_bytes = shmem,
+        .params = params,
+        .printf_sink = p2n_drv_ctx_printf,
+        .printf_user = c,
+    };
+    char *err = NULL;
+    r = p2n_drv.be->launch(f->bk, &l, &err);
+    free(params);
+    if (r != CUDA_SUCCESS && err && (r == CUDA_ERROR_ASSERT || p2n_drv_verbose())) {
+        /* CUDA prints failed device assertions on stderr; other messages only when asked */
+        fprintf(stderr, "%s%s", err, err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
+    }
+    free(err);
+    if (is_sticky(r)) {
+        c->sticky = r;
+        return CUDA_SUCCESS;   /* reported at the next call, as on a GPU */
+    }
+    return r;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                        unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                        unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+    const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra);
+}
+
+CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                             unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                             unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
+{
+    const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra);
+}
+
+static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    if (!config || (config->numAttrs && !config->attrs))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < config->numAttrs; i++) {
+        const CUlaunchAttribute *a = &config->attrs[i];
+        switch (a->id) {
+        case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
+            if (a->value.cooperative)
+                return CUDA_ERROR_NOT_SUPPORTED;   /* grid-wide sync is not offered (attribute 95 = 0) */
+            break;
+        case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
+            if (a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1)
+                return CUDA_ERROR_NOT_SUPPORTED;
+            break;
+        default:
+            break;   /* priorities, access policy, sync policy ...: hints */
+        }
+    }
+    const unsigned g[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
+    const unsigned b[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
+    return launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra);
+}
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra);
+}
+
+CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    return launch_ex(config, f, kernelParams, extra);
+}
+
+/* ---- function attributes ---- */
+
+static CUresult func_attribute(int *pi, CUfunction_attribute attrib, p2n_func *f)
+{
+    const p2n_bk_kernel_info *ki = &f->info;
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: {
+        uint32_t m = ki->max_threads_per_block ? ki->max_threads_per_block : 1024;
+        *pi = (int)(m < (uint32_t)p2n_drv.dev.max_threads_per_block ? m : (uint32_t)p2n_drv.dev.max_threads_per_block);
+        break;
+    }
+    case CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES: *pi = (int)ki->static_shared_bytes; break;
+    case CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = (int)ki->local_bytes; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = ki->num_regs ? (int)ki->num_regs : 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION:
+        *pi = f->module->ptx_version ? f->module->ptx_version : p2n_drv.cc_major * 10 + p2n_drv.cc_minor;
+        break;
+    case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = p2n_drv.cc_major * 10 + p2n_drv.cc_minor; break;
+    case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = f->carveout; break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = 0; break;
+    default: return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+static CUresult func_set_attribute(p2n_func *f, CUfunction_attribute attrib, int value)
+{
+    switch (attrib) {
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
+        if (value < 0 || (uint64_t)value + f->info.static_shared_bytes > (uint64_t)p2n_drv.dev.max_shared_per_block_optin)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->max_dynamic_shared = value;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT:
+        if (value < -1 || value > 100)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->carveout = value;
+        return CUDA_SUCCESS;
+    case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
+    case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pi)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(hfunc, &f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return func_attribute(pi, attrib, f);
+}
+
+CUresult cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    r = get_func(hfunc, &f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return func_set_attribute(f, attrib, value);
+}
+
+CUresult cuKernelGetAttribute(int *pi, CUfunction_attribute attrib, CUkernel kernel, CUdevice dev)
+{
+    CUresult r = p2n_drv_check_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return cuFuncGetAttribute(pi, attrib, (CUfunction)kernel);
+}
+
+CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel kernel, CUdevice dev)
+{
+    CUresult r = p2n_drv_check_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return cuFuncSetAttribute((CUfunction)kernel, attrib, val);
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    return get_func(hfunc, &f);
+}
+
+CUresult cuFuncGetName(const char **name, CUfunction hfunc)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!name)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(hfunc, &f);
+    if (r == CUDA_SUCCESS)
+        *name = f->name;
+    return r;
+}
+
+CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!hmod)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(hfunc, &f);
+    if (r == CUDA_SUCCESS)
+        *hmod = (CUmodule)f->module;
+    return r;
+}
+
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    r = get_func(func, &f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (paramIndex >= f->info.num_params)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (paramOffset)
+        *paramOffset = f->info.param_offsets[paramIndex];
+    if (paramSize)
+        *paramSize = f->info.param_sizes[paramIndex];
+    return CUDA_SUCCESS;
+}
+
+/* ---- occupancy: a CPU "multiprocessor" holds as many blocks as CUDA's limits allow ---- */
+
+static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!numBlocks || blockSize <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(func, &f);
+    if (r != CUDA_SUCCESS)
+        return r;
+    int n = 2048 / blockSize;
+    if (n > 32)
+        n = 32;
+    size_t smem = dynamicSMemSize + f->info.static_shared_bytes;
+    if (smem > 0) {
+        size_t by_smem = (size_t)p2n_drv.dev.max_shared_per_sm / smem;
+        if ((size_t)n > by_smem)
+            n = (int)by_smem;
+    }
+    *numBlocks = n;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                     size_t dynamicSMemSize)
+{
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize);
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize,
+                                                              size_t dynamicSMemSize, unsigned int flags)
+{
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize);
+}

@@ -1,0 +1,594 @@
+/* mem.c — device/host allocations, the allocation table, copies, memsets, pointer attributes.
+ *
+ * Every allocation the application can name is in one table sorted by base address: device memory
+ * (cuMemAlloc), page-locked host memory (cuMemAllocHost/cuMemHostAlloc) and module globals (entered by
+ * module.c, not freeable). Copies check that each device-side range lies inside one entry, so a bad pointer
+ * gives CUDA_ERROR_INVALID_VALUE instead of a crash; cuMemFree accepts only the base of a device
+ * allocation. On backends with host_access (CPU) the bytes are moved with memcpy/memset.
+ *
+ * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
+ * ordinary call plus a stream-handle check.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static p2n_alloc *tab;
+static size_t ntab, captab;
+static uint64_t next_id = 1;
+static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* index of the last entry with base <= p, or -1 */
+static long floor_idx(uint64_t p)
+{
+    long lo = 0, hi = (long)ntab - 1, ans = -1;
+    while (lo <= hi) {
+        long mid = (lo + hi) / 2;
+        if (tab[mid].base <= p) {
+            ans = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return ans;
+}
+
+int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out)
+{
+    pthread_mutex_lock(&tab_lock);
+    long i = floor_idx(p);
+    int ok = 0;
+    if (i >= 0) {
+        const p2n_alloc *a = &tab[i];
+        uint64_t off = p - a->base;
+        if (off < a->size && n <= a->size - off) {
+            ok = 1;
+            if (out)
+                *out = *a;
+        } else if (n == 0 && off <= a->size) {
+            ok = 1;
+            if (out)
+                *out = *a;
+        }
+    }
+    pthread_mutex_unlock(&tab_lock);
+    return ok;
+}
+
+void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
+{
+    pthread_mutex_lock(&tab_lock);
+    if (ntab == captab) {
+        size_t nc = captab ? captab * 2 : 64;
+        p2n_alloc *nt = realloc(tab, nc * sizeof *nt);
+        if (!nt)
+            abort();
+        tab = nt;
+        captab = nc;
+    }
+    long i = floor_idx(base) + 1;
+    memmove(&tab[i + 1], &tab[i], (ntab - (size_t)i) * sizeof *tab);
+    tab[i] = (p2n_alloc){.base = base, .size = size, .kind = kind, .ctx = ctx, .host_flags = host_flags,
+                         .id = next_id++};
+    ntab++;
+    pthread_mutex_unlock(&tab_lock);
+}
+
+void p2n_drv_alloc_remove(uint64_t base)
+{
+    pthread_mutex_lock(&tab_lock);
+    long i = floor_idx(base);
+    if (i >= 0 && tab[i].base == base) {
+        memmove(&tab[i], &tab[i + 1], (ntab - (size_t)i - 1) * sizeof *tab);
+        ntab--;
+    }
+    pthread_mutex_unlock(&tab_lock);
+}
+
+void p2n_drv_alloc_release_ctx(p2n_ctx *c)
+{
+    pthread_mutex_lock(&tab_lock);
+    size_t j = 0;
+    for (size_t i = 0; i < ntab; i++) {
+        if (tab[i].ctx != c) {
+            tab[j++] = tab[i];
+            continue;
+        }
+        if (tab[i].kind == P2N_ALLOC_DEVICE)
+            p2n_drv.be->mem_free((void *)(uintptr_t)tab[i].base);
+        else if (tab[i].kind == P2N_ALLOC_HOST)
+            p2n_drv.be->mem_host_free((void *)(uintptr_t)tab[i].base);
+    }
+    ntab = j;
+    if (ntab == 0) {
+        free(tab);
+        tab = NULL;
+        captab = 0;
+    }
+    pthread_mutex_unlock(&tab_lock);
+}
+
+/* ---- allocation ---- */
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dptr || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *p = NULL;
+    r = p2n_drv.be->mem_alloc(bytesize, &p);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_drv_alloc_add((uint64_t)(uintptr_t)p, bytesize, P2N_ALLOC_DEVICE, c, 0);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+static CUresult free_kind(uint64_t p, int kind)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p == 0)
+        return CUDA_SUCCESS;
+    p2n_alloc a;
+    if (!p2n_drv_alloc_find(p, 0, &a) || a.base != p || a.kind != kind)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_drv_alloc_remove(p);
+    if (kind == P2N_ALLOC_DEVICE)
+        p2n_drv.be->mem_free((void *)(uintptr_t)p);
+    else
+        p2n_drv.be->mem_host_free((void *)(uintptr_t)p);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree_v2(CUdeviceptr dptr)
+{
+    return free_kind(dptr, P2N_ALLOC_DEVICE);
+}
+
+/* The 32-bit (CUDA 3.1 and older) entry points work when the address fits. */
+CUresult cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+    if (!dptr)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdeviceptr p = 0;
+    CUresult r = cuMemAlloc_v2(&p, bytesize);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p > 0xffffffffu) {
+        cuMemFree_v2(p);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *dptr = (CUdeviceptr_v1)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemFree(CUdeviceptr_v1 dptr)
+{
+    return cuMemFree_v2(dptr);
+}
+
+CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t used = 0;
+    pthread_mutex_lock(&tab_lock);
+    for (size_t i = 0; i < ntab; i++)
+        if (tab[i].kind == P2N_ALLOC_DEVICE)
+            used += tab[i].size;
+    pthread_mutex_unlock(&tab_lock);
+    *total = (size_t)p2n_drv.dev.total_mem;
+    *free_bytes = used < *total ? *total - used : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetInfo(unsigned int *free_bytes, unsigned int *total)
+{
+    if (!free_bytes || !total)
+        return CUDA_ERROR_INVALID_VALUE;
+    size_t f, t;
+    CUresult r = cuMemGetInfo_v2(&f, &t);
+    if (r == CUDA_SUCCESS) {
+        *free_bytes = f > 0xffffffffu ? 0xffffffffu : (unsigned)f;
+        *total = t > 0xffffffffu ? 0xffffffffu : (unsigned)t;
+    }
+    return r;
+}
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pp || bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED))
+        return CUDA_ERROR_INVALID_VALUE;
+    void *p = NULL;
+    r = p2n_drv.be->mem_host_alloc(bytesize, &p);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_drv_alloc_add((uint64_t)(uintptr_t)p, bytesize, P2N_ALLOC_HOST, c, Flags);
+    *pp = p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+CUresult cuMemAllocHost(void **pp, unsigned int bytesize)
+{
+    return cuMemHostAlloc(pp, bytesize, 0);
+}
+
+CUresult cuMemFreeHost(void *p)
+{
+    return free_kind((uint64_t)(uintptr_t)p, P2N_ALLOC_HOST);
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pdptr || Flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_alloc a;
+    if (!p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != P2N_ALLOC_HOST || !p2n_drv.dev.host_access)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pdptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_alloc a;
+    if (!pFlags || !p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != P2N_ALLOC_HOST)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pFlags = a.host_flags;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_alloc a;
+    if (!p2n_drv_alloc_find(dptr, 1, &a))
+        return CUDA_ERROR_NOT_FOUND;
+    if (pbase)
+        *pbase = a.base;
+    if (psize)
+        *psize = a.size;
+    return CUDA_SUCCESS;
+}
+
+/* ---- copies ---- */
+
+/* A device-side range: inside one allocation (device, pinned host or module global). */
+static int dev_range_ok(uint64_t p, size_t n)
+{
+    return p2n_drv_alloc_find(p, n, NULL);
+}
+
+static CUresult copy_prologue(CUstream s, p2n_ctx **c)
+{
+    CUresult r = p2n_drv_get_ctx(NULL, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return p2n_drv_check_stream(s, *c);
+}
+
+static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!src || !dev_range_ok(dst, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv.be->memcpy_htod)
+        r = p2n_drv.be->memcpy_htod(dst, src, n);
+    else
+        memmove((void *)(uintptr_t)dst, src, n);
+    if (sync)
+        p2n_drv_ctx_flush_printf(c);
+    return r;
+}
+
+static CUresult do_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s, int sync)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!dst || !dev_range_ok(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv.be->memcpy_dtoh)
+        r = p2n_drv.be->memcpy_dtoh(dst, src, n);
+    else
+        memmove(dst, (const void *)(uintptr_t)src, n);
+    if (sync)
+        p2n_drv_ctx_flush_printf(c);
+    return r;
+}
+
+static CUresult do_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, int sync)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!dev_range_ok(dst, n) || !dev_range_ok(src, n))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv.be->memcpy_dtod)
+        r = p2n_drv.be->memcpy_dtod(dst, src, n);
+    else
+        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    if (sync)
+        p2n_drv_ctx_flush_printf(c);
+    return r;
+}
+
+/* cuMemcpy with unified addressing: a pointer in the table is device-side, anything else is pageable host
+ * memory (the application's own). */
+static CUresult do_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, int sync)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (!dst || !src)
+        return CUDA_ERROR_INVALID_VALUE;
+    int dd = dev_range_ok(dst, n), sd = dev_range_ok(src, n);
+    if (dd && sd)
+        return do_dtod(dst, src, n, s, sync);
+    if (dd)
+        return do_htod(dst, (const void *)(uintptr_t)src, n, s, sync);
+    if (sd)
+        return do_dtoh((void *)(uintptr_t)dst, src, n, s, sync);
+    if (!p2n_drv.dev.host_access)
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{ return do_htod(dstDevice, srcHost, ByteCount, NULL, 1); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{ return do_htod(dstDevice, srcHost, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{ return do_htod(dstDevice, srcHost, ByteCount, hStream, 0); }
+CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{ return do_htod(dstDevice, srcHost, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoHAsync_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, hStream, 0); }
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{ return do_unified(dst, src, ByteCount, NULL, 1); }
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
+{ return do_unified(dst, src, ByteCount, NULL, 1); }
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{ return do_unified(dst, src, ByteCount, hStream, 0); }
+CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
+{ return do_unified(dst, src, ByteCount, hStream, 0); }
+/* 32-bit variants */
+CUresult cuMemcpyHtoD(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount)
+{ return do_htod(dstDevice, srcHost, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoH(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyDtoD(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, NULL, 1); }
+CUresult cuMemcpyHtoDAsync(CUdeviceptr_v1 dstDevice, const void *srcHost, unsigned int ByteCount, CUstream hStream)
+{ return do_htod(dstDevice, srcHost, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr_v1 srcDevice, unsigned int ByteCount, CUstream hStream)
+{ return do_dtoh(dstHost, srcDevice, ByteCount, hStream, 0); }
+CUresult cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, unsigned int ByteCount,
+                           CUstream hStream)
+{ return do_dtod(dstDevice, srcDevice, ByteCount, hStream, 0); }
+
+/* ---- memset ---- */
+
+static CUresult do_memset(CUdeviceptr dst, uint32_t value, unsigned esize, size_t count, CUstream s)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (count == 0)
+        return CUDA_SUCCESS;
+    if (dst % esize != 0 || count > SIZE_MAX / esize || !dev_range_ok(dst, count * esize))
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv.be->memset)
+        return p2n_drv.be->memset(dst, &value, esize, count);
+    uint8_t *p = (uint8_t *)(uintptr_t)dst;
+    if (esize == 1) {
+        memset(p, (int)(value & 0xff), count);
+    } else if (esize == 2) {
+        uint16_t v = (uint16_t)value;
+        for (size_t i = 0; i < count; i++)
+            memcpy(p + 2 * i, &v, 2);
+    } else {
+        for (size_t i = 0; i < count; i++)
+            memcpy(p + 4 * i, &value, 4);
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{ return do_memset(dstDevice, uc, 1, N, NULL); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{ return do_memset(dstDevice, uc, 1, N, NULL); }
+CUresult cuMemsetD16_v2(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{ return do_memset(dstDevice, us, 2, N, NULL); }
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr dstDevice, unsigned short us, size_t N)
+{ return do_memset(dstDevice, us, 2, N, NULL); }
+CUresult cuMemsetD32_v2(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{ return do_memset(dstDevice, ui, 4, N, NULL); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr dstDevice, unsigned int ui, size_t N)
+{ return do_memset(dstDevice, ui, 4, N, NULL); }
+CUresult cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, uc, 1, N, hStream); }
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, uc, 1, N, hStream); }
+CUresult cuMemsetD16Async(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, us, 2, N, hStream); }
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr dstDevice, unsigned short us, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, us, 2, N, hStream); }
+CUresult cuMemsetD32Async(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, ui, 4, N, hStream); }
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr dstDevice, unsigned int ui, size_t N, CUstream hStream)
+{ return do_memset(dstDevice, ui, 4, N, hStream); }
+CUresult cuMemsetD8(CUdeviceptr_v1 dstDevice, unsigned char uc, unsigned int N)
+{ return do_memset(dstDevice, uc, 1, N, NULL); }
+CUresult cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N)
+{ return do_memset(dstDevice, us, 2, N, NULL); }
+CUresult cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
+{ return do_memset(dstDevice, ui, 4, N, NULL); }
+
+/* ---- pointer attributes ---- */
+
+static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    p2n_alloc a;
+    int found = p2n_drv_alloc_find(ptr, 1, &a);
+    switch (attribute) {
+    case CU_POINTER_ATTRIBUTE_CONTEXT:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(CUcontext *)data = (CUcontext)a.ctx;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(unsigned *)data = a.kind == P2N_ALLOC_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(CUdeviceptr *)data = ptr;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+        if (!found || (a.kind != P2N_ALLOC_HOST && !p2n_drv.dev.host_access))
+            return CUDA_ERROR_INVALID_VALUE;
+        *(void **)data = (void *)(uintptr_t)ptr;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(int *)data = 0;   /* CUDA writes a bool-sized int here as well */
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(int *)data = a.ctx ? a.ctx->device : 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(CUdeviceptr *)data = a.base;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(size_t *)data = a.size;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(unsigned long long *)data = a.id;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MAPPED:
+        *(int *)data = found;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(int *)data = 1;
+        return CUDA_SUCCESS;
+    default:
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+}
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!data)
+        return CUDA_ERROR_INVALID_VALUE;
+    return pointer_attribute(data, attribute, ptr);
+}
+
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+                                CUdeviceptr ptr)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (numAttributes && (!attributes || !data))
+        return CUDA_ERROR_INVALID_VALUE;
+    /* unlike the single query, an unknown pointer is not an error here: fields get "unregistered" values */
+    for (unsigned i = 0; i < numAttributes; i++) {
+        if (!data[i])
+            return CUDA_ERROR_INVALID_VALUE;
+        if (pointer_attribute(data[i], attributes[i], ptr) != CUDA_SUCCESS) {
+            switch (attributes[i]) {
+            case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data[i] = NULL; break;
+            case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data[i] = 0; break;
+            case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data[i] = -2; break;
+            case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+            case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)data[i] = 0; break;
+            case CU_POINTER_ATTRIBUTE_HOST_POINTER: *(void **)data[i] = NULL; break;
+            case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data[i] = 0; break;
+            case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data[i] = 0; break;
+            default: *(int *)data[i] = 0; break;
+            }
+        }
+    }
+    return CUDA_SUCCESS;
+}

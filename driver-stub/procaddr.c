@@ -1,0 +1,220 @@
+/* procaddr.c — cuGetProcAddress / cuGetProcAddress_v2: (name, CUDA version, flags) → entry point.
+ *
+ * cudart binds nothing but cuGetProcAddress_v2 by name (docs: /work/shared/docs/cudart-driver.md) and asks
+ * for every other function with the CUDA version that introduced the ABI it was built against. Each row
+ * below is one ABI of one API name: {name, first CUDA version of that ABI, symbol, per-thread-default-stream
+ * symbol}. A lookup takes the newest row whose version <= the requested one; flag
+ * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM picks the _ptds/_ptsz symbol where there is one. Unknown
+ * name → CUDA_SUCCESS, *pfn = NULL, status SYMBOL_NOT_FOUND; known name, version too old → CUDA_SUCCESS,
+ * *pfn = NULL, status VERSION_NOT_SUFFICIENT (what NVIDIA's driver answers). Only implemented functions are
+ * listed, so an application never receives a pointer to something that does not work.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct proc_entry {
+    const char *name;
+    int version;
+    void *fn;
+    void *fn_ptds;
+} proc_entry;
+
+#define E(name, ver, fn) {name, ver, (void *)(fn), NULL}
+#define P(name, ver, fn, ptds) {name, ver, (void *)(fn), (void *)(ptds)}
+
+static const proc_entry table[] = {
+    /* initialisation, version, errors */
+    E("cuInit", 2000, cuInit),
+    E("cuDriverGetVersion", 2020, cuDriverGetVersion),
+    E("cuGetErrorName", 6000, cuGetErrorName),
+    E("cuGetErrorString", 6000, cuGetErrorString),
+    E("cuGetProcAddress", 11030, cuGetProcAddress),
+    E("cuGetProcAddress", 12000, cuGetProcAddress_v2),
+    E("cuGetExportTable", 3000, cuGetExportTable),
+    /* devices */
+    E("cuDeviceGet", 2000, cuDeviceGet),
+    E("cuDeviceGetCount", 2000, cuDeviceGetCount),
+    E("cuDeviceGetName", 2000, cuDeviceGetName),
+    E("cuDeviceTotalMem", 2000, cuDeviceTotalMem),
+    E("cuDeviceTotalMem", 3020, cuDeviceTotalMem_v2),
+    E("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
+    E("cuDeviceComputeCapability", 2000, cuDeviceComputeCapability),
+    E("cuDeviceGetProperties", 2000, cuDeviceGetProperties),
+    E("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
+    E("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
+    E("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId),
+    E("cuDeviceCanAccessPeer", 4000, cuDeviceCanAccessPeer),
+    /* primary contexts */
+    E("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
+    E("cuDevicePrimaryCtxRelease", 7000, cuDevicePrimaryCtxRelease),
+    E("cuDevicePrimaryCtxRelease", 11000, cuDevicePrimaryCtxRelease_v2),
+    E("cuDevicePrimaryCtxReset", 7000, cuDevicePrimaryCtxReset),
+    E("cuDevicePrimaryCtxReset", 11000, cuDevicePrimaryCtxReset_v2),
+    E("cuDevicePrimaryCtxSetFlags", 7000, cuDevicePrimaryCtxSetFlags),
+    E("cuDevicePrimaryCtxSetFlags", 11000, cuDevicePrimaryCtxSetFlags_v2),
+    E("cuDevicePrimaryCtxGetState", 7000, cuDevicePrimaryCtxGetState),
+    /* contexts */
+    E("cuCtxCreate", 2000, cuCtxCreate),
+    E("cuCtxCreate", 3020, cuCtxCreate_v2),
+    E("cuCtxCreate", 11040, cuCtxCreate_v3),
+    E("cuCtxCreate", 12050, cuCtxCreate_v4),
+    E("cuCtxDestroy", 2000, cuCtxDestroy),
+    E("cuCtxDestroy", 4000, cuCtxDestroy_v2),
+    E("cuCtxPushCurrent", 2000, cuCtxPushCurrent),
+    E("cuCtxPushCurrent", 4000, cuCtxPushCurrent_v2),
+    E("cuCtxPopCurrent", 2000, cuCtxPopCurrent),
+    E("cuCtxPopCurrent", 4000, cuCtxPopCurrent_v2),
+    E("cuCtxSetCurrent", 4000, cuCtxSetCurrent),
+    E("cuCtxGetCurrent", 4000, cuCtxGetCurrent),
+    E("cuCtxGetDevice", 2000, cuCtxGetDevice),
+    E("cuCtxGetDevice", 13000, cuCtxGetDevice_v2),
+    E("cuCtxSynchronize", 2000, cuCtxSynchronize),
+    E("cuCtxSynchronize", 13000, cuCtxSynchronize_v2),
+    E("cuCtxGetFlags", 7000, cuCtxGetFlags),
+    E("cuCtxSetFlags", 12010, cuCtxSetFlags),
+    E("cuCtxGetApiVersion", 3020, cuCtxGetApiVersion),
+    E("cuCtxGetLimit", 3010, cuCtxGetLimit),
+    E("cuCtxSetLimit", 3010, cuCtxSetLimit),
+    E("cuCtxGetCacheConfig", 3020, cuCtxGetCacheConfig),
+    E("cuCtxSetCacheConfig", 3020, cuCtxSetCacheConfig),
+    E("cuCtxGetStreamPriorityRange", 5050, cuCtxGetStreamPriorityRange),
+    /* modules and libraries */
+    E("cuModuleLoad", 2000, cuModuleLoad),
+    E("cuModuleLoadData", 2000, cuModuleLoadData),
+    E("cuModuleLoadDataEx", 2010, cuModuleLoadDataEx),
+    E("cuModuleLoadFatBinary", 2000, cuModuleLoadFatBinary),
+    E("cuModuleUnload", 2000, cuModuleUnload),
+    E("cuModuleGetFunction", 2000, cuModuleGetFunction),
+    E("cuModuleGetGlobal", 2000, cuModuleGetGlobal),
+    E("cuModuleGetGlobal", 3020, cuModuleGetGlobal_v2),
+    E("cuModuleGetLoadingMode", 11070, cuModuleGetLoadingMode),
+    E("cuLibraryLoadData", 12000, cuLibraryLoadData),
+    E("cuLibraryLoadFromFile", 12000, cuLibraryLoadFromFile),
+    E("cuLibraryUnload", 12000, cuLibraryUnload),
+    E("cuLibraryGetKernel", 12000, cuLibraryGetKernel),
+    E("cuLibraryGetModule", 12000, cuLibraryGetModule),
+    E("cuLibraryGetGlobal", 12000, cuLibraryGetGlobal),
+    E("cuKernelGetFunction", 12000, cuKernelGetFunction),
+    E("cuKernelGetAttribute", 12000, cuKernelGetAttribute),
+    E("cuKernelSetAttribute", 12000, cuKernelSetAttribute),
+    E("cuKernelGetName", 12030, cuKernelGetName),
+    /* functions and launches */
+    E("cuFuncGetAttribute", 2020, cuFuncGetAttribute),
+    E("cuFuncSetAttribute", 9000, cuFuncSetAttribute),
+    E("cuFuncSetCacheConfig", 3000, cuFuncSetCacheConfig),
+    E("cuFuncGetName", 12030, cuFuncGetName),
+    E("cuFuncGetModule", 11000, cuFuncGetModule),
+    E("cuFuncGetParamInfo", 12040, cuFuncGetParamInfo),
+    P("cuLaunchKernel", 4000, cuLaunchKernel, cuLaunchKernel_ptsz),
+    P("cuLaunchKernelEx", 11060, cuLaunchKernelEx, cuLaunchKernelEx_ptsz),
+    P("cuLaunchHostFunc", 10000, cuLaunchHostFunc, cuLaunchHostFunc_ptsz),
+    E("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor),
+    E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,
+      cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags),
+    /* memory */
+    E("cuMemAlloc", 2000, cuMemAlloc),
+    E("cuMemAlloc", 3020, cuMemAlloc_v2),
+    E("cuMemFree", 2000, cuMemFree),
+    E("cuMemFree", 3020, cuMemFree_v2),
+    E("cuMemGetInfo", 2000, cuMemGetInfo),
+    E("cuMemGetInfo", 3020, cuMemGetInfo_v2),
+    E("cuMemAllocHost", 2000, cuMemAllocHost),
+    E("cuMemAllocHost", 3020, cuMemAllocHost_v2),
+    E("cuMemFreeHost", 2000, cuMemFreeHost),
+    E("cuMemHostAlloc", 2020, cuMemHostAlloc),
+    E("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2),
+    E("cuMemHostGetFlags", 2030, cuMemHostGetFlags),
+    E("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2),
+    E("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
+    E("cuPointerGetAttributes", 7000, cuPointerGetAttributes),
+    E("cuMemcpyHtoD", 2000, cuMemcpyHtoD),
+    P("cuMemcpyHtoD", 3020, cuMemcpyHtoD_v2, cuMemcpyHtoD_v2_ptds),
+    E("cuMemcpyDtoH", 2000, cuMemcpyDtoH),
+    P("cuMemcpyDtoH", 3020, cuMemcpyDtoH_v2, cuMemcpyDtoH_v2_ptds),
+    E("cuMemcpyDtoD", 2000, cuMemcpyDtoD),
+    P("cuMemcpyDtoD", 3020, cuMemcpyDtoD_v2, cuMemcpyDtoD_v2_ptds),
+    E("cuMemcpyHtoDAsync", 2000, cuMemcpyHtoDAsync),
+    P("cuMemcpyHtoDAsync", 3020, cuMemcpyHtoDAsync_v2, cuMemcpyHtoDAsync_v2_ptsz),
+    E("cuMemcpyDtoHAsync", 2000, cuMemcpyDtoHAsync),
+    P("cuMemcpyDtoHAsync", 3020, cuMemcpyDtoHAsync_v2, cuMemcpyDtoHAsync_v2_ptsz),
+    E("cuMemcpyDtoDAsync", 3000, cuMemcpyDtoDAsync),
+    P("cuMemcpyDtoDAsync", 3020, cuMemcpyDtoDAsync_v2, cuMemcpyDtoDAsync_v2_ptsz),
+    P("cuMemcpy", 4000, cuMemcpy, cuMemcpy_ptds),
+    P("cuMemcpyAsync", 4000, cuMemcpyAsync, cuMemcpyAsync_ptsz),
+    E("cuMemsetD8", 2000, cuMemsetD8),
+    P("cuMemsetD8", 3020, cuMemsetD8_v2, cuMemsetD8_v2_ptds),
+    E("cuMemsetD16", 2000, cuMemsetD16),
+    P("cuMemsetD16", 3020, cuMemsetD16_v2, cuMemsetD16_v2_ptds),
+    E("cuMemsetD32", 2000, cuMemsetD32),
+    P("cuMemsetD32", 3020, cuMemsetD32_v2, cuMemsetD32_v2_ptds),
+    P("cuMemsetD8Async", 3020, cuMemsetD8Async, cuMemsetD8Async_ptsz),
+    P("cuMemsetD16Async", 3020, cuMemsetD16Async, cuMemsetD16Async_ptsz),
+    P("cuMemsetD32Async", 3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
+    /* streams and events */
+    E("cuStreamCreate", 2000, cuStreamCreate),
+    E("cuStreamCreateWithPriority", 5050, cuStreamCreateWithPriority),
+    E("cuStreamDestroy", 2000, cuStreamDestroy),
+    E("cuStreamDestroy", 4000, cuStreamDestroy_v2),
+    P("cuStreamSynchronize", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
+    P("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz),
+    P("cuStreamWaitEvent", 3020, cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+    P("cuStreamGetFlags", 5050, cuStreamGetFlags, cuStreamGetFlags_ptsz),
+    P("cuStreamGetPriority", 5050, cuStreamGetPriority, cuStreamGetPriority_ptsz),
+    P("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
+    P("cuStreamAddCallback", 5000, cuStreamAddCallback, cuStreamAddCallback_ptsz),
+    E("cuEventCreate", 2000, cuEventCreate),
+    P("cuEventRecord", 2000, cuEventRecord, cuEventRecord_ptsz),
+    P("cuEventRecordWithFlags", 11010, cuEventRecordWithFlags, cuEventRecordWithFlags_ptsz),
+    E("cuEventQuery", 2000, cuEventQuery),
+    E("cuEventSynchronize", 2000, cuEventSynchronize),
+    E("cuEventElapsedTime", 2000, cuEventElapsedTime),
+    E("cuEventElapsedTime", 12080, cuEventElapsedTime_v2),
+    E("cuEventDestroy", 2000, cuEventDestroy),
+    E("cuEventDestroy", 4000, cuEventDestroy_v2),
+};
+
+static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                       CUdriverProcAddressQueryResult *status)
+{
+    if (!symbol || !pfn)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pfn = NULL;
+    const proc_entry *best = NULL;
+    int known = 0;
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(table[i].name, symbol) != 0)
+            continue;
+        known = 1;
+        if (table[i].version <= cudaVersion && (!best || table[i].version > best->version))
+            best = &table[i];
+    }
+    if (!best) {
+        if (status)
+            *status = known ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        return CUDA_SUCCESS;
+    }
+    *pfn = (flags & CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM) && best->fn_ptds ? best->fn_ptds : best->fn;
+    if (status)
+        *status = CU_GET_PROC_ADDRESS_SUCCESS;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                             CUdriverProcAddressQueryResult *symbolStatus)
+{
+    if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
+        return CUDA_ERROR_INVALID_VALUE;
+    return lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
+}
+
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    if (flags & ~(cuuint64_t)(CU_GET_PROC_ADDRESS_LEGACY_STREAM | CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM))
+        return CUDA_ERROR_INVALID_VALUE;
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
+    CUresult r = lookup(symbol, pfn, cudaVersion, flags, &st);
+    if (r == CUDA_SUCCESS && st != CU_GET_PROC_ADDRESS_SUCCESS)
+        return CUDA_ERROR_NOT_FOUND;   /* the v1 entry point has no status argument */
+    return r;
+}

@@ -1,0 +1,400 @@
+/* stream.c — streams, events, host functions.
+ *
+ * Execution model on the CPU backend: every operation submitted to any stream (copies, memsets, kernel
+ * launches, host functions) has completed when the submitting call returns. Streams therefore only carry
+ * their flags/priority and are validated; cuStreamQuery always reports CUDA_SUCCESS; cuStreamWaitEvent is
+ * satisfied immediately; an event records the time of cuEventRecord (all earlier work is done by then), so
+ * cuEventElapsedTime measures the host-side time between the two records, launches included. Ordering between
+ * streams is program order, which is one of the orders CUDA allows.
+ */
+#include <stdlib.h>
+#include <time.h>
+
+#include "internal.h"
+
+static pthread_mutex_t obj_lock = PTHREAD_MUTEX_INITIALIZER;
+static void **objs;   /* streams and events, for release with their context */
+static size_t nobjs, capobjs;
+
+static void obj_add(void *o)
+{
+    pthread_mutex_lock(&obj_lock);
+    if (nobjs == capobjs) {
+        size_t nc = capobjs ? capobjs * 2 : 16;
+        void **n = realloc(objs, nc * sizeof *n);
+        if (!n)
+            abort();
+        objs = n;
+        capobjs = nc;
+    }
+    objs[nobjs++] = o;
+    pthread_mutex_unlock(&obj_lock);
+}
+
+static void obj_remove(void *o)
+{
+    pthread_mutex_lock(&obj_lock);
+    for (size_t i = 0; i < nobjs; i++)
+        if (objs[i] == o) {
+            objs[i] = objs[--nobjs];
+            break;
+        }
+    if (nobjs == 0) {
+        free(objs);
+        objs = NULL;
+        capobjs = 0;
+    }
+    pthread_mutex_unlock(&obj_lock);
+}
+
+void p2n_drv_stream_release_ctx(p2n_ctx *c)
+{
+    pthread_mutex_lock(&obj_lock);
+    size_t j = 0;
+    for (size_t i = 0; i < nobjs; i++) {
+        uint32_t magic = *(uint32_t *)objs[i];
+        p2n_ctx *owner = magic == P2N_MAGIC_STREAM ? ((p2n_stream *)objs[i])->ctx : ((p2n_event *)objs[i])->ctx;
+        if (owner != c) {
+            objs[j++] = objs[i];
+            continue;
+        }
+        p2n_drv_unregister(objs[i]);
+        *(uint32_t *)objs[i] = 0;
+        free(objs[i]);
+    }
+    nobjs = j;
+    if (nobjs == 0) {
+        free(objs);
+        objs = NULL;
+        capobjs = 0;
+    }
+    pthread_mutex_unlock(&obj_lock);
+}
+
+double p2n_drv_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c)
+{
+    if (s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD)
+        return CUDA_SUCCESS;
+    if (!p2n_drv_is_live(s, P2N_MAGIC_STREAM))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (((p2n_stream *)s)->ctx != c)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    return CUDA_SUCCESS;
+}
+
+/* ---- streams ---- */
+
+CUresult cuStreamCreateWithPriority(CUstream *phStream, unsigned int flags, int priority)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!phStream || (flags & ~(unsigned)CU_STREAM_NON_BLOCKING))
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    s->magic = P2N_MAGIC_STREAM;
+    s->ctx = c;
+    s->flags = flags;
+    s->priority = priority > 0 ? 0 : priority < -5 ? -5 : priority;
+    p2n_drv_register(s);
+    obj_add(s);
+    *phStream = (CUstream)s;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    return cuStreamCreateWithPriority(phStream, Flags, 0);
+}
+
+CUresult cuStreamDestroy_v2(CUstream hStream)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p2n_drv_is_live(hStream, P2N_MAGIC_STREAM))
+        return CUDA_ERROR_INVALID_HANDLE;
+    p2n_stream *s = (p2n_stream *)hStream;
+    obj_remove(s);
+    p2n_drv_unregister(s);
+    s->magic = 0;
+    free(s);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamDestroy(CUstream hStream)
+{
+    return cuStreamDestroy_v2(hStream);
+}
+
+static CUresult stream_sync(CUstream hStream)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return p2n_drv_ctx_sync(c);
+}
+
+CUresult cuStreamSynchronize(CUstream hStream) { return stream_sync(hStream); }
+CUresult cuStreamSynchronize_ptsz(CUstream hStream) { return stream_sync(hStream); }
+
+static CUresult stream_query(CUstream hStream)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return p2n_drv_check_stream(hStream, c);   /* all work is complete */
+}
+
+CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream); }
+CUresult cuStreamQuery_ptsz(CUstream hStream) { return stream_query(hStream); }
+
+static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p2n_drv_is_live(hEvent, P2N_MAGIC_EVENT))
+        return CUDA_ERROR_INVALID_HANDLE;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{ return stream_wait_event(hStream, hEvent, Flags); }
+CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{ return stream_wait_event(hStream, hEvent, Flags); }
+
+static CUresult stream_get_flags(CUstream hStream, unsigned *flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    *flags = p2n_drv_is_live(hStream, P2N_MAGIC_STREAM) ? ((p2n_stream *)hStream)->flags : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags); }
+CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags); }
+
+static CUresult stream_get_priority(CUstream hStream, int *priority)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!priority)
+        return CUDA_ERROR_INVALID_VALUE;
+    *priority = p2n_drv_is_live(hStream, P2N_MAGIC_STREAM) ? ((p2n_stream *)hStream)->priority : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetPriority(CUstream hStream, int *priority) { return stream_get_priority(hStream, priority); }
+CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return stream_get_priority(hStream, priority); }
+
+static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pctx)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pctx = (CUcontext)c;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
+CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
+
+static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!fn)
+        return CUDA_ERROR_INVALID_VALUE;
+    fn(userData);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{ return launch_host_func(hStream, fn, userData); }
+CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{ return launch_host_func(hStream, fn, userData); }
+
+static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!callback || flags != 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    callback(hStream, c->sticky, userData);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamAddCallback(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+{ return stream_add_callback(hStream, callback, userData, flags); }
+CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, void *userData, unsigned int flags)
+{ return stream_add_callback(hStream, callback, userData, flags); }
+
+/* ---- events ---- */
+
+CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!phEvent || (Flags & ~(unsigned)(CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS)))
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((Flags & CU_EVENT_INTERPROCESS) && !(Flags & CU_EVENT_DISABLE_TIMING))
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_event *e = calloc(1, sizeof *e);
+    if (!e)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    e->magic = P2N_MAGIC_EVENT;
+    e->ctx = c;
+    e->flags = Flags;
+    p2n_drv_register(e);
+    obj_add(e);
+    *phEvent = (CUevent)e;
+    return CUDA_SUCCESS;
+}
+
+static CUresult get_event(CUevent h, p2n_event **out)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p2n_drv_is_live(h, P2N_MAGIC_EVENT))
+        return CUDA_ERROR_INVALID_HANDLE;
+    *out = (p2n_event *)h;
+    return CUDA_SUCCESS;
+}
+
+static CUresult event_record(CUevent hEvent, CUstream hStream)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_event *e;
+    r = get_event(hEvent, &e);
+    if (r != CUDA_SUCCESS)
+        return r;
+    r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (e->ctx != c)
+        return CUDA_ERROR_INVALID_HANDLE;
+    e->recorded = 1;
+    e->time_ms = p2n_drv_now_ms();
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
+CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
+{ return event_record(hEvent, hStream); }
+CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
+{ return event_record(hEvent, hStream); }
+
+CUresult cuEventQuery(CUevent hEvent)
+{
+    p2n_event *e;
+    CUresult r = get_event(hEvent, &e);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return e->ctx->sticky;
+}
+
+CUresult cuEventSynchronize(CUevent hEvent)
+{
+    p2n_event *e;
+    CUresult r = get_event(hEvent, &e);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return p2n_drv_ctx_sync(e->ctx);
+}
+
+CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    p2n_event *a, *b;
+    CUresult r = get_event(hStart, &a);
+    if (r == CUDA_SUCCESS)
+        r = get_event(hEnd, &b);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pMilliseconds)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
+        return CUDA_ERROR_INVALID_HANDLE;
+    if (!a->recorded || !b->recorded)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pMilliseconds = (float)(b->time_ms - a->time_ms);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
+}
+
+CUresult cuEventDestroy_v2(CUevent hEvent)
+{
+    p2n_event *e;
+    CUresult r = get_event(hEvent, &e);
+    if (r != CUDA_SUCCESS)
+        return r;
+    obj_remove(e);
+    p2n_drv_unregister(e);
+    e->magic = 0;
+    free(e);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuEventDestroy(CUevent hEvent)
+{
+    return cuEventDestroy_v2(hEvent);
+}
