@@ -1,5 +1,6 @@
 /* pass_manager.c — runs passes in order with the verifier in between. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "passes.h"
 
@@ -22,4 +23,16 @@ bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_op
 #endif
     }
     return true;
+}
+
+const pass_desc p2n_llvm_passes[] = {
+    {"strip_debug", pass_strip_debug},
+    {"simplify_cvta", pass_simplify_cvta},
+};
+const unsigned p2n_llvm_npasses = sizeof p2n_llvm_passes / sizeof p2n_llvm_passes[0];
+
+const pass_desc *pass_find(const char *name) {
+    for (unsigned i = 0; i < p2n_llvm_npasses; i++)
+        if (strcmp(p2n_llvm_passes[i].name, name) == 0) return &p2n_llvm_passes[i];
+    return NULL;
 }

@@ -13,6 +13,7 @@ typedef struct pass_options {
     unsigned warp_size;       /* lanes per hardware wave/sub-group the target runs a CUDA warp on */
     int no_fmad;              /* --fmad=false recorded in a fatbin */
     p2n_diags *diags;         /* unsupported-PTX diagnostics name the instruction and its line */
+    int generic_is_global;    /* the target's .global addresses are generic addresses (host) */
 } pass_options;
 
 typedef bool (*pass_fn)(ir_module *m, const pass_options *opt);
@@ -25,5 +26,15 @@ typedef struct pass_desc {
 /* Runs `passes` in order. Returns false when a pass reported an error (diagnostics say which) or the
  * verifier rejected a pass's output (an internal error: `internal` is set and `diags` has the details). */
 bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_options *opt, bool *internal);
+
+/* ---- the passes (one per file) */
+bool pass_strip_debug(ir_module *m, const pass_options *opt);    /* drop .loc / .pragma pseudo-ops */
+bool pass_simplify_cvta(ir_module *m, const pass_options *opt);  /* cvta{.to}.global/.const/.param -> mov */
+
+/* what the LLVM targets run before emission, in order */
+extern const pass_desc p2n_llvm_passes[];
+extern const unsigned p2n_llvm_npasses;
+/* looks a pass up by name (tests) */
+const pass_desc *pass_find(const char *name);
 
 #endif

@@ -8,6 +8,11 @@
 #include "passes.h"
 #include "ptx2native.h"
 #include "target.h"
+#include "llvm/codegen.h"
+#include "llvm/emit.h"
+
+#include <stdio.h>
+#include <time.h>
 
 static const char *const *names_list(void) {
     static const char *names[32];
@@ -22,8 +27,14 @@ static const char *const *names_list(void) {
 const char *const *p2n_target_names(void) { return names_list(); }
 
 int p2n_target_ready(const char *arch) {
-    (void)arch;
-    return 0; /* no back end generates native code yet; --emit=ir works for every target */
+    const target_desc *t = arch ? target_find(arch) : NULL;
+    return t && t->ready;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 #ifndef P2N_BUILD_ID
@@ -69,7 +80,9 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
         diag_plain(&d, "error", "input contains NUL bytes: not PTX text");
         return finish(out, &d, P2N_BAD_INPUT);
     }
+    double t_parse = now_s();
     ir_module *m = ptx_parse(ptx, len, &d);
+    t_parse = now_s() - t_parse;
     if (d.nerrors) {
         ir_module_free(m);
         return finish(out, &d, P2N_BAD_INPUT);
@@ -87,8 +100,33 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
         ir_module_free(m);
         return finish(out, &d, P2N_OK);
     }
+    if (!target->ready) {
+        ir_module_free(m);
+        diag_plain(&d, "error", "code generation for target '%s' (%s) is not implemented yet in this build; "
+                   "only --emit=ir is available", target->name, target->description);
+        return finish(out, &d, P2N_UNSUPPORTED);
+    }
+    double t_pass = now_s();
+    pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
+                       .generic_is_global = target->family == TARGET_HOST};
+    bool internal = false;
+    if (!run_passes(m, p2n_llvm_passes, p2n_llvm_npasses, &po, &internal)) {
+        ir_module_free(m);
+        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_BAD_INPUT);
+    }
+    t_pass = now_s() - t_pass;
+    double t_emit = now_s();
+    emit_result er;
+    if (!emit_module(m, target, &d, &er, &internal)) {
+        ir_module_free(m);
+        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
+    }
+    t_emit = now_s() - t_emit;
     ir_module_free(m);
-    diag_plain(&d, "error", "code generation for target '%s' (%s) is not implemented yet in this build; "
-               "only --emit=ir is available", target->name, target->description);
-    return finish(out, &d, P2N_UNSUPPORTED);
+    double times[3] = {0, 0, 0};
+    p2n_status st = llvm_codegen(er.C, er.M, target, opt, &d, &out->data, &out->size, times);
+    if (opt->verbose)
+        fprintf(stderr, "ptx2native: times: parse %.3fs passes %.3fs emit %.3fs opt %.3fs codegen %.3fs link %.3fs\n",
+                t_parse, t_pass, t_emit, times[0], times[1], times[2]);
+    return finish(out, &d, st);
 }

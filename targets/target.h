@@ -14,6 +14,11 @@ typedef struct target_desc {
     const char *cpu;           /* LLVM CPU name (gfx942, x86-64, ...) */
     unsigned wave_size;        /* hardware lanes a CUDA warp maps onto (32 or 64) */
     const char *description;
+    /* What the shared LLVM emission (targets/llvm/) needs to know. Address spaces are LLVM numbers. */
+    unsigned as_global, as_shared, as_local, as_const, as_generic;
+    bool smem_in_ctx;          /* host: .shared addresses are offsets into ctx->smem (host_abi.h) */
+    bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
+    bool ready;                /* code generation implemented */
 } target_desc;
 
 const target_desc *target_find(const char *name);

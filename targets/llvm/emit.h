@@ -1,0 +1,124 @@
+/* emit.h — shared LLVM emission: internal interface between the instruction-family files.
+ *
+ * Model: every PTX register is an alloca holding an integer of the register's width (i1 for predicates);
+ * instructions read operands as the LLVM type of their instruction type (ty_of) and write results back with
+ * PTX's relaxed type rules (truncate / extend by signedness). mem2reg + instcombine remove the traffic.
+ * Functions (.func) all share one LLVM type: void(ptr ctx, ptr retbuf, ptr parambuf) — the PTX parameter ABI
+ * as byte buffers, so direct, indirect and recursive calls are the same thing. Kernels follow host_abi.h:
+ * void(const uint8_t *params, p2n_thread_ctx *ctx).
+ */
+#ifndef P2N_EMIT_H
+#define P2N_EMIT_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "target.h"
+
+/* p2n_rt_table slots (host_abi.h): byte offset = 8 + 8 * slot. */
+enum {
+    RT_BARRIER, RT_BARRIER_RED, RT_SHFL, RT_VOTE, RT_MATCH_ANY, RT_MATCH_ALL, RT_REDUX, RT_ACTIVEMASK,
+    RT_WARP_SYNC, RT_ELECT, RT_YIELD, RT_CLOCK64, RT_GLOBALTIMER, RT_SMID, RT_VPRINTF, RT_TRAP, RT_ASSERTFAIL,
+    RT_EXIT_THREAD, RT_SINF, RT_COSF, RT_EXP2F, RT_LOG2F, RT_TANHF, RT_FMA, RT_FMAF, RT_MALLOC, RT_FREE
+};
+/* p2n_thread_ctx field offsets */
+enum {
+    CTX_TID = 0, CTX_NTID = 12, CTX_CTAID = 24, CTX_NCTAID = 36, CTX_LANEID = 48, CTX_WARPID = 52,
+    CTX_NWARPID = 56, CTX_DYN_SMEM = 60, CTX_SMEM = 64, CTX_SMEM_SIZE = 72, CTX_YIELD = 76, CTX_RT = 80
+};
+
+typedef struct emit_ctx {
+    ir_module *m;
+    const target_desc *t;
+    p2n_diags *d;
+    LLVMContextRef C;
+    LLVMModuleRef M;
+    LLVMBuilderRef B, AB; /* AB: allocas at the entry block */
+    LLVMTypeRef i1, i8, i16, i32, i64, i128, f32, f64, ptr, vd, fn_ty, kern_ty;
+    /* module */
+    LLVMValueRef *gvar;     /* per variable: global (global/const), NULL otherwise */
+    uint64_t *var_off;      /* per variable: shared offset or parameter-buffer offset */
+    uint64_t *var_size;
+    LLVMValueRef *fn;       /* per function */
+    uint32_t static_smem, dyn_align;
+    uint32_t module_flags;  /* P2N_KERNEL_* over all functions (conservative) */
+    /* function */
+    ir_func *f;
+    uint32_t fidx;
+    LLVMValueRef cur, ctx, kparams, retbuf, parambuf;
+    LLVMValueRef *regs;     /* per register: alloca */
+    LLVMValueRef *lvar;     /* per variable id: alloca of a function-local variable (.local, call-site .param) */
+    LLVMBasicBlockRef *bbs;
+    uint32_t cur_block;
+    int32_t *label_block;   /* label id -> block index */
+    int32_t *label_proto;   /* label id -> prototype index (callprototype), -1 */
+    int32_t *label_tgts;    /* label id -> index of the BRANCHTARGETS pseudo in (block << 20 | ins), -1 */
+    LLVMValueRef cc;        /* carry flag (add.cc / addc), i1 alloca */
+    const ir_ins *ins;      /* instruction being emitted (diagnostics) */
+    int failed;
+    bool internal_error;
+} emit_ctx;
+
+/* ---- helpers (emit_ops.c) */
+LLVMTypeRef ty_of(emit_ctx *E, ir_type t);
+unsigned tbits(ir_type t);
+bool t_signed(ir_type t);
+bool t_float(ir_type t); /* f32 f64 (scalar IEEE kinds computed natively) */
+LLVMValueRef ci(LLVMTypeRef t, uint64_t v);
+LLVMValueRef c32(emit_ctx *E, uint64_t v);
+LLVMValueRef c64(emit_ctx *E, uint64_t v);
+LLVMValueRef rd(emit_ctx *E, const ir_operand *o, ir_type t);
+void wr(emit_ctx *E, const ir_operand *o, ir_type t, LLVMValueRef v);
+LLVMValueRef reg_slot(emit_ctx *E, uint32_t reg);
+LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t);
+LLVMValueRef rt_fn(emit_ctx *E, unsigned slot);
+LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
+LLVMValueRef smem_base(emit_ctx *E);
+LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space); /* ptr for a memory operand */
+LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space);   /* ptr to a variable's storage */
+LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off);         /* i64 address value (mov r, var) */
+LLVMValueRef gep8(emit_ctx *E, LLVMValueRef p, LLVMValueRef off);
+LLVMValueRef intrin(emit_ctx *E, const char *name, LLVMTypeRef *tys, unsigned ntys, LLVMValueRef *args, unsigned n);
+LLVMValueRef to_int(emit_ctx *E, LLVMValueRef v);   /* bitcast float to same-width int */
+LLVMValueRef to_fp(emit_ctx *E, LLVMValueRef v, LLVMTypeRef ft);
+LLVMValueRef sel(emit_ctx *E, LLVMValueRef c, LLVMValueRef a, LLVMValueRef b);
+LLVMValueRef zext_to(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t);
+LLVMValueRef sext_to(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t);
+LLVMValueRef resize(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
+void emit_unsupported(emit_ctx *E, const char *why);
+void emit_internal(emit_ctx *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *ins_name(emit_ctx *E, const ir_ins *ins, char *buf, size_t n);
+LLVMBasicBlockRef new_bb(emit_ctx *E, const char *name);
+void note_flags(emit_ctx *E, uint32_t flags);
+ir_space var_space(emit_ctx *E, uint32_t var);
+
+/* ---- instruction families: return false when the form is not supported (the caller diagnoses) */
+bool emit_int(emit_ctx *E, const ir_ins *ins);
+bool emit_float(emit_ctx *E, const ir_ins *ins);
+bool emit_cvt(emit_ctx *E, const ir_ins *ins);
+bool emit_mem(emit_ctx *E, const ir_ins *ins);
+bool emit_ctrl(emit_ctx *E, const ir_ins *ins);
+bool emit_sync(emit_ctx *E, const ir_ins *ins);
+
+/* float helpers shared by families (emit_float.c) */
+LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v);  /* flush a subnormal input to signed zero */
+LLVMValueRef f_sat(emit_ctx *E, LLVMValueRef v);     /* clamp to [0,1], NaN -> 0 */
+LLVMValueRef f_isnan(emit_ctx *E, LLVMValueRef v);
+LLVMValueRef f_directed(emit_ctx *E, LLVMValueRef r, LLVMValueRef resid_sign, ir_mod mode);
+LLVMValueRef half_to_float(emit_ctx *E, LLVMValueRef h, bool bf);   /* i16 bits -> float */
+LLVMValueRef float_to_half(emit_ctx *E, LLVMValueRef f, bool bf, ir_mod mode, bool relu, bool satfinite);
+LLVMValueRef double_to_half(emit_ctx *E, LLVMValueRef d, bool bf, ir_mod mode);
+LLVMValueRef f_round_int(emit_ctx *E, LLVMValueRef v, ir_mod mode); /* rni rzi rmi rpi in the same type */
+ir_mod round_mode(const ir_ins *ins);
+
+/* ---- module driver (emit_module.c) */
+typedef struct emit_result {
+    LLVMContextRef C;
+    LLVMModuleRef M;
+} emit_result;
+bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *out, bool *internal);
+
+#endif

@@ -1,0 +1,212 @@
+/* emit_cvt.c — cvt between integer, f16/bf16, tf32, f32 and f64 types with rounding, saturation, .ftz,
+ * .relu, .satfinite and NVIDIA's NaN-to-integer rule. */
+#include <math.h>
+
+#include "emit.h"
+
+#define BLD E->B
+
+static bool is_int(ir_type t) {
+    switch (t) {
+    case IR_T_U8: case IR_T_U16: case IR_T_U32: case IR_T_U64: case IR_T_S8: case IR_T_S16: case IR_T_S32:
+    case IR_T_S64: case IR_T_B8: case IR_T_B16: case IR_T_B32: case IR_T_B64: return true;
+    default: return false;
+    }
+}
+static bool is_half(ir_type t) { return t == IR_T_F16 || t == IR_T_BF16; }
+
+/* source value as f32/f64 (exact), NULL if not a float type */
+static LLVMValueRef as_float(emit_ctx *E, ir_type st, LLVMValueRef v) {
+    if (is_half(st)) return half_to_float(E, v, st == IR_T_BF16);
+    if (st == IR_T_TF32) return LLVMBuildBitCast(BLD, v, E->f32, "");
+    return v;
+}
+
+static LLVMValueRef int_to_float(emit_ctx *E, LLVMValueRef x, bool s, LLVMTypeRef ft, ir_mod mode) {
+    LLVMValueRef r = s ? LLVMBuildSIToFP(BLD, x, ft, "") : LLVMBuildUIToFP(BLD, x, ft, "");
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return r;
+    LLVMTypeRef it = LLVMTypeOf(x);
+    unsigned w = LLVMGetIntTypeWidth(it);
+    double lim = s ? ldexp(1.0, (int)w - 1) : ldexp(1.0, (int)w);
+    LLVMValueRef big = LLVMBuildFCmp(BLD, LLVMRealOGE, r, LLVMConstReal(ft, lim), "");
+    LLVMValueRef back = s ? LLVMBuildFPToSI(BLD, sel(E, big, LLVMConstReal(ft, 0), r), it, "")
+                          : LLVMBuildFPToUI(BLD, sel(E, big, LLVMConstReal(ft, 0), r), it, "");
+    LLVMValueRef gt = LLVMBuildICmp(BLD, s ? LLVMIntSGT : LLVMIntUGT, x, back, "");
+    LLVMValueRef lt = LLVMBuildICmp(BLD, s ? LLVMIntSLT : LLVMIntULT, x, back, "");
+    LLVMValueRef rs = sel(E, gt, c32(E, 1), sel(E, lt, c32(E, (uint32_t)-1), c32(E, 0)));
+    rs = sel(E, big, c32(E, (uint32_t)-1), rs);
+    return f_directed(E, r, rs, mode);
+}
+
+static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_type dt, ir_mod mode) {
+    unsigned w = tbits(dt);
+    LLVMTypeRef it = LLVMIntTypeInContext(E->C, w);
+    if (mode == IR_M_NONE) mode = IR_M_RZI;
+    if (mode == IR_M_RN) mode = IR_M_RNI;
+    if (mode == IR_M_RZ) mode = IR_M_RZI;
+    if (mode == IR_M_RM) mode = IR_M_RMI;
+    if (mode == IR_M_RP) mode = IR_M_RPI;
+    LLVMValueRef r = f_round_int(E, f, mode);
+    LLVMTypeRef tys[2] = {it, LLVMTypeOf(f)};
+    LLVMValueRef v = intrin(E, t_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &r, 1);
+    bool special = st == IR_T_F64 || w == 64;
+    LLVMValueRef nanv = ci(it, special ? 1ull << (w - 1) : 0);
+    return sel(E, f_isnan(E, f), nanv, v);
+}
+
+bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
+    const ir_operand *o = ins->ops;
+    if (ins->op == IR_OP_CVT_PACK) return false;
+    ir_type dt = ir_ins_type(ins, 0), st = ir_ins_type(ins, 1);
+    if (dt == IR_T_NONE || st == IR_T_NONE) return false;
+    ir_mod mode = round_mode(ins);
+    bool ftz = ir_ins_has(ins, IR_M_FTZ), sat = ir_ins_has(ins, IR_M_SAT), relu = ir_ins_has(ins, IR_M_RELU);
+    bool satfinite = ir_ins_has(ins, IR_M_SATFINITE);
+    /* packed destinations: cvt.rn.f16x2.f32 d, a, b  (d.hi = a, d.lo = b) */
+    if ((dt == IR_T_F16X2 || dt == IR_T_BF16X2) && st == IR_T_F32 && ins->nops == 3) {
+        bool bf = dt == IR_T_BF16X2;
+        LLVMValueRef a = rd(E, &o[1], IR_T_F32), b = rd(E, &o[2], IR_T_F32);
+        if (mode == IR_M_NONE) mode = IR_M_RN;
+        LLVMValueRef ha = float_to_half(E, a, bf, mode, relu, satfinite), hb = float_to_half(E, b, bf, mode, relu, satfinite);
+        LLVMValueRef r = LLVMBuildOr(BLD, LLVMBuildShl(BLD, zext_to(E, ha, E->i32), c32(E, 16), ""), zext_to(E, hb, E->i32), "");
+        wr(E, &o[0], IR_T_B32, r);
+        return true;
+    }
+    /* FP8 pairs: cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b (d.hi = a) and cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a */
+    if ((dt == IR_T_E4M3X2 || dt == IR_T_E5M2X2) && st == IR_T_F32 && ins->nops == 3) {
+        extern LLVMValueRef float_to_fp8(emit_ctx *, LLVMValueRef, bool, bool, bool);
+        bool e4 = dt == IR_T_E4M3X2;
+        LLVMValueRef a = float_to_fp8(E, rd(E, &o[1], IR_T_F32), e4, satfinite, relu);
+        LLVMValueRef b = float_to_fp8(E, rd(E, &o[2], IR_T_F32), e4, satfinite, relu);
+        wr(E, &o[0], IR_T_B16, LLVMBuildOr(BLD, LLVMBuildShl(BLD, a, ci(E->i16, 8), ""), b, ""));
+        return true;
+    }
+    if (dt == IR_T_F16X2 && (st == IR_T_E4M3X2 || st == IR_T_E5M2X2) && ins->nops == 2) {
+        LLVMValueRef v = rd(E, &o[1], IR_T_B16), r = c32(E, 0);
+        for (unsigned k = 0; k < 2; k++) {
+            LLVMValueRef byte = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, zext_to(E, v, E->i32), c32(E, 8 * k), ""), c32(E, 0xff), "");
+            LLVMValueRef h;
+            if (st == IR_T_E5M2X2) h = LLVMBuildShl(BLD, byte, c32(E, 8), ""); /* e5m2 is the top byte of an f16 */
+            else {
+                LLVMValueRef sg = LLVMBuildShl(BLD, LLVMBuildAnd(BLD, byte, c32(E, 0x80), ""), c32(E, 8), "");
+                LLVMValueRef e = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, byte, c32(E, 3), ""), c32(E, 15), "");
+                LLVMValueRef m = LLVMBuildAnd(BLD, byte, c32(E, 7), "");
+                /* value = (e ? 8 + m : m) * 2^(max(e,1) - 10) -> f16 exactly: exponent e + 8, mantissa m << 7 */
+                LLVMValueRef norm = LLVMBuildOr(BLD, LLVMBuildShl(BLD, LLVMBuildAdd(BLD, e, c32(E, 8), ""), c32(E, 10), ""),
+                                                LLVMBuildShl(BLD, m, c32(E, 7), ""), "");
+                LLVMValueRef subf = LLVMBuildFMul(BLD, LLVMBuildUIToFP(BLD, m, E->f32, ""), LLVMConstReal(E->f32, 0x1p-9), "");
+                LLVMValueRef sub = zext_to(E, float_to_half(E, subf, false, IR_M_RN, false, false), E->i32);
+                h = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, c32(E, 0), ""), sub, norm);
+                LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, byte, c32(E, 0x7f), ""), c32(E, 0x7f), "");
+                h = sel(E, isnan, c32(E, 0x7fff), LLVMBuildOr(BLD, h, sg, ""));
+            }
+            r = LLVMBuildOr(BLD, r, LLVMBuildShl(BLD, h, c32(E, 16 * k), ""), "");
+        }
+        wr(E, &o[0], IR_T_B32, r);
+        return true;
+    }
+    if (ins->nops != 2) return false;
+    if (is_int(dt) && is_int(st)) {
+        LLVMValueRef v = rd(E, &o[1], st);
+        unsigned sw = tbits(st), dw = tbits(dt), ww = (sw > dw ? sw : dw) + 1;
+        LLVMTypeRef wt = LLVMIntTypeInContext(E->C, ww);
+        LLVMValueRef x = resize(E, v, wt, t_signed(st));
+        if (sat) {
+            int64_t lo = t_signed(dt) ? -(int64_t)(1ull << (dw - 1)) : 0;
+            uint64_t hi = t_signed(dt) ? (1ull << (dw - 1)) - 1 : (dw == 64 ? ~0ull : (1ull << dw) - 1);
+            LLVMValueRef clo = LLVMConstInt(wt, (uint64_t)lo, 1), chi = LLVMConstInt(wt, hi, 0);
+            if (dw == 64 && !t_signed(dt)) chi = LLVMBuildZExt(BLD, LLVMConstAllOnes(E->i64), wt, "");
+            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, x, clo, ""), clo, x);
+            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, x, chi, ""), chi, x);
+        }
+        wr(E, &o[0], dt, LLVMBuildTrunc(BLD, x, ty_of(E, dt), ""));
+        return true;
+    }
+    if (is_int(dt)) { /* float -> int */
+        if (!(t_float(st) || is_half(st))) return false;
+        LLVMValueRef f = as_float(E, st, rd(E, &o[1], st));
+        if (ftz && st == IR_T_F32) f = f_ftz_in(E, f);
+        wr(E, &o[0], dt, float_to_int(E, f, st, dt, mode));
+        return true;
+    }
+    if (is_int(st)) { /* int -> float */
+        LLVMValueRef x = rd(E, &o[1], st);
+        bool s = t_signed(st);
+        if (mode == IR_M_NONE) mode = IR_M_RN;
+        if (is_half(dt)) {
+            LLVMValueRef d = int_to_float(E, x, s, E->f64, IR_M_RN);
+            LLVMValueRef h = double_to_half(E, d, dt == IR_T_BF16, mode);
+            wr(E, &o[0], dt, h);
+            return true;
+        }
+        if (!t_float(dt)) return false;
+        LLVMValueRef r = int_to_float(E, x, s, ty_of(E, dt), mode);
+        if (sat) r = f_sat(E, r);
+        wr(E, &o[0], dt, r);
+        return true;
+    }
+    /* float -> float */
+    LLVMValueRef v = rd(E, &o[1], st);
+    if (dt == IR_T_TF32 && st == IR_T_F32) {
+        LLVMValueRef b = LLVMBuildBitCast(BLD, v, E->i32, "");
+        LLVMValueRef mag = LLVMBuildAnd(BLD, b, c32(E, 0x7fffffff), "");
+        LLVMValueRef finite = LLVMBuildICmp(BLD, LLVMIntULT, mag, c32(E, 0x7f800000), "");
+        LLVMValueRef r;
+        if (mode == IR_M_RZ) r = LLVMBuildAnd(BLD, b, c32(E, 0xffffe000), "");
+        else if (mode == IR_M_RN) {
+            LLVMValueRef odd = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, b, c32(E, 13), ""), c32(E, 1), "");
+            r = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, b, LLVMBuildAdd(BLD, c32(E, 0xfff), odd, ""), ""), c32(E, 0xffffe000), "");
+        } else r = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, b, c32(E, 0x1000), ""), c32(E, 0xffffe000), "");
+        if (satfinite) {
+            LLVMValueRef rm = LLVMBuildAnd(BLD, r, c32(E, 0x7fffffff), "");
+            LLVMValueRef ovf = LLVMBuildICmp(BLD, LLVMIntUGE, rm, c32(E, 0x7f800000), "");
+            r = sel(E, LLVMBuildAnd(BLD, ovf, finite, ""), LLVMBuildOr(BLD, LLVMBuildAnd(BLD, b, c32(E, 0x80000000), ""), c32(E, 0x7f7fe000), ""), r);
+        }
+        r = sel(E, finite, r, sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, mag, c32(E, 0x7f800000), ""), c32(E, 0x7fffffff), b));
+        wr(E, &o[0], IR_T_B32, r);
+        return true;
+    }
+    if (is_half(dt)) {
+        bool bf = dt == IR_T_BF16;
+        if (mode == IR_M_NONE) mode = IR_M_RN;
+        LLVMValueRef h;
+        if (st == IR_T_F32) {
+            if (ftz) v = f_ftz_in(E, v);
+            if (sat) v = f_sat(E, v);
+            h = float_to_half(E, v, bf, mode, relu, satfinite);
+        } else if (st == IR_T_F64) {
+            if (sat) v = f_sat(E, v);
+            h = double_to_half(E, v, bf, mode);
+        } else if (is_half(st)) {
+            LLVMValueRef f = as_float(E, st, v);
+            if (sat) f = f_sat(E, f);
+            h = float_to_half(E, f, bf, mode, relu, satfinite);
+        } else return false;
+        wr(E, &o[0], dt, h);
+        return true;
+    }
+    if (!t_float(dt)) return false;
+    if (!(t_float(st) || is_half(st))) return false;
+    LLVMValueRef f = as_float(E, st, v);
+    if (ftz && LLVMTypeOf(f) == E->f32) f = f_ftz_in(E, f);
+    LLVMValueRef r;
+    LLVMTypeRef ft = ty_of(E, dt);
+    if (mode == IR_M_RNI || mode == IR_M_RZI || mode == IR_M_RMI || mode == IR_M_RPI) {
+        if (LLVMTypeOf(f) != ft) f = LLVMTypeOf(f) == E->f32 ? LLVMBuildFPExt(BLD, f, ft, "") : LLVMBuildFPTrunc(BLD, f, ft, "");
+        r = f_round_int(E, f, mode);
+    } else if (LLVMTypeOf(f) == ft) r = f;
+    else if (ft == E->f64) r = LLVMBuildFPExt(BLD, f, E->f64, "");
+    else {
+        r = LLVMBuildFPTrunc(BLD, f, E->f32, "");
+        if (mode == IR_M_RZ || mode == IR_M_RM || mode == IR_M_RP) {
+            LLVMValueRef back = LLVMBuildFPExt(BLD, r, E->f64, "");
+            LLVMValueRef gt = LLVMBuildFCmp(BLD, LLVMRealOGT, f, back, ""), lt = LLVMBuildFCmp(BLD, LLVMRealOLT, f, back, "");
+            LLVMValueRef rs = sel(E, gt, c32(E, 1), sel(E, lt, c32(E, (uint32_t)-1), c32(E, 0)));
+            r = f_directed(E, r, rs, mode);
+        }
+    }
+    if (sat) r = f_sat(E, r);
+    if (ftz && ft == E->f32) r = f_ftz_in(E, r);
+    wr(E, &o[0], dt, r);
+    return true;
+}

@@ -1,0 +1,526 @@
+/* emit_float.c — f32/f64 arithmetic with every rounding mode, .ftz, .sat, NaN rules; f16/bf16 (and x2)
+ * arithmetic through f32/f64 with one final rounding; approximate functions.
+ *
+ * Directed rounding (.rz/.rm/.rp) never touches MXCSR: the result is computed round-to-nearest, the sign of
+ * (exact - rounded) is recovered with error-free transformations (TwoSum, exact products in double, FMA
+ * residuals), and the rounded result is moved by one ulp when the mode asks for it. */
+#include <math.h>
+#include <string.h>
+
+#include "emit.h"
+
+#define BLD E->B
+
+static bool is_f64(emit_ctx *E, LLVMValueRef v) { return LLVMTypeOf(v) == E->f64; }
+static LLVMTypeRef int_for(emit_ctx *E, LLVMValueRef v) { return is_f64(E, v) ? E->i64 : E->i32; }
+static LLVMValueRef fc(LLVMValueRef like, double x) { return LLVMConstReal(LLVMTypeOf(like), x); }
+
+ir_mod round_mode(const ir_ins *ins) {
+    static const ir_mod m[] = {IR_M_RN, IR_M_RZ, IR_M_RM, IR_M_RP, IR_M_RNA, IR_M_RNI, IR_M_RZI, IR_M_RMI, IR_M_RPI, IR_M_RS};
+    for (unsigned k = 0; k < sizeof m / sizeof m[0]; k++)
+        if (ir_ins_has(ins, m[k])) return m[k];
+    return IR_M_NONE;
+}
+
+LLVMValueRef f_isnan(emit_ctx *E, LLVMValueRef v) { return LLVMBuildFCmp(BLD, LLVMRealUNO, v, v, ""); }
+
+LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v) {
+    LLVMTypeRef it = int_for(E, v);
+    bool d = is_f64(E, v);
+    LLVMValueRef b = LLVMBuildBitCast(BLD, v, it, "");
+    LLVMValueRef mag = LLVMBuildAnd(BLD, b, ci(it, d ? 0x7fffffffffffffffull : 0x7fffffff), "");
+    LLVMValueRef sub = LLVMBuildICmp(BLD, LLVMIntULT, mag, ci(it, d ? 0x0010000000000000ull : 0x00800000), "");
+    LLVMValueRef z = LLVMBuildAnd(BLD, b, ci(it, d ? 0x8000000000000000ull : 0x80000000u), "");
+    return LLVMBuildBitCast(BLD, sel(E, sub, z, b), LLVMTypeOf(v), "");
+}
+
+LLVMValueRef f_sat(emit_ctx *E, LLVMValueRef v) {
+    LLVMValueRef lo = LLVMBuildFCmp(BLD, LLVMRealULT, v, fc(v, 0.0), ""); /* also NaN -> 0 */
+    LLVMValueRef hi = LLVMBuildFCmp(BLD, LLVMRealOGT, v, fc(v, 1.0), "");
+    return sel(E, lo, fc(v, 0.0), sel(E, hi, fc(v, 1.0), v));
+}
+
+static LLVMValueRef sign_of(emit_ctx *E, LLVMValueRef x) { /* -1, 0, +1 as i32 (NaN -> 0) */
+    LLVMValueRef gt = LLVMBuildFCmp(BLD, LLVMRealOGT, x, fc(x, 0), ""), lt = LLVMBuildFCmp(BLD, LLVMRealOLT, x, fc(x, 0), "");
+    return sel(E, gt, c32(E, 1), sel(E, lt, c32(E, (uint32_t)-1), c32(E, 0)));
+}
+
+LLVMValueRef f_directed(emit_ctx *E, LLVMValueRef r, LLVMValueRef rs, ir_mod mode) {
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return r;
+    LLVMTypeRef it = int_for(E, r);
+    bool d = is_f64(E, r);
+    LLVMValueRef b = LLVMBuildBitCast(BLD, r, it, "");
+    LLVMValueRef isz = LLVMBuildFCmp(BLD, LLVMRealOEQ, r, fc(r, 0), "");
+    LLVMValueRef neg = LLVMBuildICmp(BLD, LLVMIntSLT, b, ci(it, 0), "");
+    LLVMValueRef up = sel(E, isz, ci(it, 1), sel(E, neg, LLVMBuildSub(BLD, b, ci(it, 1), ""), LLVMBuildAdd(BLD, b, ci(it, 1), "")));
+    LLVMValueRef down = sel(E, isz, ci(it, d ? 0x8000000000000001ull : 0x80000001u),
+                            sel(E, neg, LLVMBuildAdd(BLD, b, ci(it, 1), ""), LLVMBuildSub(BLD, b, ci(it, 1), "")));
+    LLVMValueRef rpos = LLVMBuildICmp(BLD, LLVMIntSGT, rs, c32(E, 0), "");
+    LLVMValueRef rneg = LLVMBuildICmp(BLD, LLVMIntSLT, rs, c32(E, 0), "");
+    LLVMValueRef cu, cd;
+    if (mode == IR_M_RP) { cu = rpos; cd = ci(E->i1, 0); }
+    else if (mode == IR_M_RM) { cu = ci(E->i1, 0); cd = rneg; }
+    else {
+        cd = LLVMBuildAnd(BLD, rneg, LLVMBuildFCmp(BLD, LLVMRealOGT, r, fc(r, 0), ""), "");
+        cu = LLVMBuildAnd(BLD, rpos, LLVMBuildFCmp(BLD, LLVMRealOLT, r, fc(r, 0), ""), "");
+    }
+    LLVMValueRef res = sel(E, cu, up, sel(E, cd, down, b));
+    return LLVMBuildBitCast(BLD, res, LLVMTypeOf(r), "");
+}
+
+static LLVMValueRef is_finite(emit_ctx *E, LLVMValueRef x) {
+    LLVMValueRef a = intrin(E, "llvm.fabs", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
+    return LLVMBuildFCmp(BLD, LLVMRealOLT, a, fc(x, INFINITY), "");
+}
+
+/* overflow: a finite exact result rounded to infinity lies below it in magnitude */
+static LLVMValueRef ovf_fix(emit_ctx *E, LLVMValueRef r, LLVMValueRef rs, LLVMValueRef inputs_finite) {
+    LLVMValueRef rinf = LLVMBuildNot(BLD, is_finite(E, r), "");
+    rinf = LLVMBuildAnd(BLD, rinf, LLVMBuildNot(BLD, f_isnan(E, r), ""), "");
+    LLVMValueRef c = LLVMBuildAnd(BLD, rinf, inputs_finite, "");
+    LLVMValueRef s = LLVMBuildNeg(BLD, sign_of(E, r), "");
+    return sel(E, c, s, rs);
+}
+
+static LLVMValueRef fma_rt(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
+    LLVMValueRef args[3] = {a, b, c};
+    bool d = is_f64(E, a);
+    LLVMTypeRef ft = LLVMTypeOf(a);
+    LLVMTypeRef fty = LLVMFunctionType(ft, (LLVMTypeRef[]){ft, ft, ft}, 3, 0);
+    LLVMValueRef fn = rt_fn(E, d ? RT_FMA : RT_FMAF);
+    return LLVMBuildCall2(BLD, fty, fn, args, 3, "");
+}
+
+static void two_sum(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *s, LLVMValueRef *err) {
+    *s = LLVMBuildFAdd(BLD, a, b, "");
+    LLVMValueRef bb = LLVMBuildFSub(BLD, *s, a, "");
+    LLVMValueRef t1 = LLVMBuildFSub(BLD, a, LLVMBuildFSub(BLD, *s, bb, ""), "");
+    *err = LLVMBuildFAdd(BLD, t1, LLVMBuildFSub(BLD, b, bb, ""), "");
+}
+
+static LLVMValueRef both_finite(emit_ctx *E, LLVMValueRef a, LLVMValueRef b) {
+    return LLVMBuildAnd(BLD, is_finite(E, a), is_finite(E, b), "");
+}
+
+static LLVMValueRef f_add(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mode) {
+    LLVMValueRef s, err;
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return LLVMBuildFAdd(BLD, a, b, "");
+    two_sum(E, a, b, &s, &err);
+    LLVMValueRef rs = ovf_fix(E, s, sign_of(E, err), both_finite(E, a, b));
+    LLVMValueRef r = f_directed(E, s, rs, mode);
+    if (mode == IR_M_RM) {
+        /* exact zero sum: -0 unless both operands are +0 */
+        LLVMTypeRef it = int_for(E, a);
+        LLVMValueRef ab = LLVMBuildOr(BLD, LLVMBuildBitCast(BLD, a, it, ""), LLVMBuildBitCast(BLD, b, it, ""), "");
+        LLVMValueRef bothpz = LLVMBuildICmp(BLD, LLVMIntEQ, ab, ci(it, 0), "");
+        LLVMValueRef z = LLVMBuildFCmp(BLD, LLVMRealOEQ, s, fc(s, 0), "");
+        LLVMValueRef ez = LLVMBuildFCmp(BLD, LLVMRealOEQ, err, fc(s, 0), "");
+        r = sel(E, LLVMBuildAnd(BLD, z, ez, ""), sel(E, bothpz, fc(s, 0.0), fc(s, -0.0)), r);
+    }
+    return r;
+}
+
+static LLVMValueRef f_mul(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mode) {
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return LLVMBuildFMul(BLD, a, b, "");
+    if (!is_f64(E, a)) {
+        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a, E->f64, ""), LLVMBuildFPExt(BLD, b, E->f64, ""), "");
+        LLVMValueRef r = LLVMBuildFPTrunc(BLD, p, E->f32, "");
+        LLVMValueRef rs = sign_of(E, LLVMBuildFSub(BLD, p, LLVMBuildFPExt(BLD, r, E->f64, ""), ""));
+        rs = ovf_fix(E, r, rs, is_finite(E, p));
+        return f_directed(E, r, rs, mode);
+    }
+    LLVMValueRef r = LLVMBuildFMul(BLD, a, b, "");
+    LLVMValueRef err = fma_rt(E, a, b, LLVMBuildFNeg(BLD, r, ""));
+    LLVMValueRef rs = ovf_fix(E, r, sign_of(E, err), both_finite(E, a, b));
+    return f_directed(E, r, rs, mode);
+}
+
+static LLVMValueRef f_div(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mode) {
+    LLVMValueRef r = LLVMBuildFDiv(BLD, a, b, "");
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return r;
+    LLVMValueRef rem;
+    if (!is_f64(E, a)) {
+        LLVMValueRef ad = LLVMBuildFPExt(BLD, a, E->f64, ""), bd = LLVMBuildFPExt(BLD, b, E->f64, "");
+        rem = LLVMBuildFSub(BLD, ad, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, r, E->f64, ""), bd, ""), "");
+    } else {
+        rem = fma_rt(E, LLVMBuildFNeg(BLD, r, ""), b, a);
+    }
+    LLVMValueRef rs = LLVMBuildMul(BLD, sign_of(E, rem), sign_of(E, b), "");
+    rs = sel(E, is_finite(E, b), rs, c32(E, 0));
+    rs = ovf_fix(E, r, rs, both_finite(E, a, b));
+    return f_directed(E, r, rs, mode);
+}
+
+static LLVMValueRef f_sqrt(emit_ctx *E, LLVMValueRef a, ir_mod mode) {
+    LLVMTypeRef ft = LLVMTypeOf(a);
+    LLVMValueRef r = intrin(E, "llvm.sqrt", &ft, 1, &a, 1);
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return r;
+    LLVMValueRef rem;
+    if (!is_f64(E, a)) {
+        LLVMValueRef rd_ = LLVMBuildFPExt(BLD, r, E->f64, "");
+        rem = LLVMBuildFSub(BLD, LLVMBuildFPExt(BLD, a, E->f64, ""), LLVMBuildFMul(BLD, rd_, rd_, ""), "");
+    } else rem = fma_rt(E, LLVMBuildFNeg(BLD, r, ""), r, a);
+    LLVMValueRef rs = sel(E, is_finite(E, r), sign_of(E, rem), c32(E, 0));
+    return f_directed(E, r, rs, mode);
+}
+
+static LLVMValueRef f_fma(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c, ir_mod mode) {
+    LLVMValueRef r = fma_rt(E, a, b, c);
+    if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return r;
+    LLVMValueRef rs;
+    if (!is_f64(E, a)) {
+        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a, E->f64, ""), LLVMBuildFPExt(BLD, b, E->f64, ""), "");
+        LLVMValueRef s, e;
+        two_sum(E, p, LLVMBuildFPExt(BLD, c, E->f64, ""), &s, &e);
+        LLVMValueRef t = LLVMBuildFSub(BLD, s, LLVMBuildFPExt(BLD, r, E->f64, ""), "");
+        rs = sign_of(E, LLVMBuildFAdd(BLD, t, e, ""));
+        rs = ovf_fix(E, r, rs, is_finite(E, s));
+    } else {
+        LLVMValueRef p = LLVMBuildFMul(BLD, a, b, "");
+        LLVMValueRef pe = fma_rt(E, a, b, LLVMBuildFNeg(BLD, p, ""));
+        LLVMValueRef s1, e1;
+        two_sum(E, p, c, &s1, &e1);
+        LLVMValueRef t = LLVMBuildFSub(BLD, s1, r, "");
+        rs = sign_of(E, LLVMBuildFAdd(BLD, LLVMBuildFAdd(BLD, t, e1, ""), pe, ""));
+        rs = ovf_fix(E, r, rs, LLVMBuildAnd(BLD, both_finite(E, a, b), is_finite(E, c), ""));
+    }
+    /* exact zero results follow the add rule for -0 in .rm */
+    return f_directed(E, r, rs, mode);
+}
+
+/* min/max with PTX NaN rules: one NaN -> the other operand, both NaN -> canonical NaN; -0 < +0 */
+static LLVMValueRef f_minmax(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_max, bool nan_prop) {
+    LLVMTypeRef it = int_for(E, a);
+    bool d = is_f64(E, a);
+    LLVMValueRef an = f_isnan(E, a), bn = f_isnan(E, b);
+    LLVMValueRef lt = LLVMBuildFCmp(BLD, is_max ? LLVMRealOGT : LLVMRealOLT, a, b, "");
+    LLVMValueRef eq = LLVMBuildFCmp(BLD, LLVMRealOEQ, a, b, "");
+    LLVMValueRef ai = LLVMBuildBitCast(BLD, a, it, ""), bi = LLVMBuildBitCast(BLD, b, it, "");
+    LLVMValueRef eqv = LLVMBuildBitCast(BLD, is_max ? LLVMBuildAnd(BLD, ai, bi, "") : LLVMBuildOr(BLD, ai, bi, ""), LLVMTypeOf(a), "");
+    LLVMValueRef r = sel(E, lt, a, sel(E, eq, eqv, b));
+    LLVMValueRef cnan = LLVMBuildBitCast(BLD, ci(it, d ? 0x7fffffffffffffffull : 0x7fffffff), LLVMTypeOf(a), "");
+    if (nan_prop) return sel(E, LLVMBuildOr(BLD, an, bn, ""), cnan, r);
+    r = sel(E, an, b, sel(E, bn, a, r));
+    return sel(E, LLVMBuildAnd(BLD, an, bn, ""), cnan, r);
+}
+
+/* ---------------------------------------------------------------- f16 / bf16 */
+
+LLVMValueRef half_to_float(emit_ctx *E, LLVMValueRef h, bool bf) {
+    LLVMValueRef x = zext_to(E, h, E->i32);
+    if (bf) return LLVMBuildBitCast(BLD, LLVMBuildShl(BLD, x, c32(E, 16), ""), E->f32, "");
+    LLVMValueRef s = LLVMBuildShl(BLD, LLVMBuildAnd(BLD, x, c32(E, 0x8000), ""), c32(E, 16), "");
+    LLVMValueRef e = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, x, c32(E, 10), ""), c32(E, 0x1f), "");
+    LLVMValueRef m = LLVMBuildAnd(BLD, x, c32(E, 0x3ff), "");
+    LLVMValueRef norm = LLVMBuildOr(BLD, LLVMBuildShl(BLD, LLVMBuildAdd(BLD, e, c32(E, 112), ""), c32(E, 23), ""),
+                                    LLVMBuildShl(BLD, m, c32(E, 13), ""), "");
+    LLVMValueRef infn = LLVMBuildOr(BLD, c32(E, 0x7f800000), LLVMBuildShl(BLD, m, c32(E, 13), ""), "");
+    LLVMValueRef subf = LLVMBuildFMul(BLD, LLVMBuildUIToFP(BLD, m, E->f32, ""), LLVMConstReal(E->f32, 0x1p-24), "");
+    LLVMValueRef sub = LLVMBuildBitCast(BLD, subf, E->i32, "");
+    LLVMValueRef v = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, c32(E, 0), ""), sub,
+                         sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, c32(E, 31), ""), infn, norm));
+    return LLVMBuildBitCast(BLD, LLVMBuildOr(BLD, v, s, ""), E->f32, "");
+}
+
+/* Narrows an IEEE value (integer bits, W = 32 or 64, SM mantissa bits, SB bias) to a format with TM mantissa
+ * and TE exponent bits, one rounding in `mode`. Result: i16 bits. NaN -> 0x7fff. */
+static LLVMValueRef narrow_x(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM, unsigned TE,
+                             ir_mod mode, bool relu, bool satfinite, bool no_inf, uint64_t nan_t);
+static LLVMValueRef narrow(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM, unsigned TE,
+                           ir_mod mode, bool relu, bool satfinite) {
+    return narrow_x(E, bits, W, SM, SB, TM, TE, mode, relu, satfinite, false, 0x7fff);
+}
+
+/* f32 -> FP8 (e4m3: no infinities, 0x7f is NaN, max 448; e5m2: IEEE-like), one byte in an i16 */
+LLVMValueRef float_to_fp8(emit_ctx *E, LLVMValueRef f, bool e4m3, bool satfinite, bool relu);
+LLVMValueRef float_to_fp8(emit_ctx *E, LLVMValueRef f, bool e4m3, bool satfinite, bool relu) {
+    LLVMValueRef b = LLVMBuildBitCast(BLD, f, E->i32, "");
+    return e4m3 ? narrow_x(E, b, 32, 23, 127, 3, 4, IR_M_RN, relu, satfinite, true, 0x7f)
+                : narrow_x(E, b, 32, 23, 127, 2, 5, IR_M_RN, relu, satfinite, false, 0x7f);
+}
+
+static LLVMValueRef narrow_x(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM, unsigned TE,
+                             ir_mod mode, bool relu, bool satfinite, bool no_inf, uint64_t nan_t) {
+    LLVMTypeRef it = W == 64 ? E->i64 : E->i32;
+    unsigned TB = (1u << (TE - 1)) - 1;
+    uint64_t absmask = W == 64 ? 0x7fffffffffffffffull : 0x7fffffffull;
+    uint64_t inf_src = ((W == 64 ? 0x7ffull : 0xffull) << SM);
+    uint64_t inf_t = ((1ull << TE) - 1) << TM, max_t = inf_t - 1;
+    if (no_inf) { inf_t = nan_t; max_t = nan_t - 1; } /* e4m3: overflow lands on the NaN pattern */
+    LLVMValueRef a = LLVMBuildAnd(BLD, bits, ci(it, absmask), "");
+    LLVMValueRef sgn = LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildLShr(BLD, bits, ci(it, W - 1), ""), ci(it, 0), "");
+    LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntUGT, a, ci(it, inf_src), "");
+    LLVMValueRef isinf = LLVMBuildICmp(BLD, LLVMIntEQ, a, ci(it, inf_src), "");
+    LLVMValueRef e = LLVMBuildLShr(BLD, a, ci(it, SM), "");
+    uint64_t min_norm_e = SB - TB + 1;
+    unsigned drop = SM - TM;
+    /* normal */
+    LLVMValueRef hn = LLVMBuildSub(BLD, LLVMBuildLShr(BLD, a, ci(it, drop), ""), ci(it, (uint64_t)(SB - TB) << TM), "");
+    LLVMValueRef remn = LLVMBuildAnd(BLD, a, ci(it, (1ull << drop) - 1), "");
+    LLVMValueRef halfn = ci(it, 1ull << (drop - 1));
+    /* subnormal */
+    LLVMValueRef ez = LLVMBuildICmp(BLD, LLVMIntEQ, e, ci(it, 0), "");
+    LLVMValueRef m = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, a, ci(it, (1ull << SM) - 1), ""), sel(E, ez, ci(it, 0), ci(it, 1ull << SM)), "");
+    LLVMValueRef e1 = sel(E, ez, ci(it, 1), e);
+    LLVMValueRef shift = LLVMBuildSub(BLD, ci(it, (uint64_t)SB + SM + 1 - TB - TM), e1, "");
+    LLVMValueRef far = LLVMBuildICmp(BLD, LLVMIntUGE, shift, ci(it, W - 1), "");
+    LLVMValueRef sh = sel(E, far, ci(it, 1), shift);
+    LLVMValueRef hs = sel(E, far, ci(it, 0), LLVMBuildLShr(BLD, m, sh, ""));
+    LLVMValueRef rems = sel(E, far, zext_to(E, LLVMBuildICmp(BLD, LLVMIntNE, m, ci(it, 0), ""), it),
+                            LLVMBuildAnd(BLD, m, LLVMBuildSub(BLD, LLVMBuildShl(BLD, ci(it, 1), sh, ""), ci(it, 1), ""), ""));
+    LLVMValueRef halfs = sel(E, far, ci(it, 2), LLVMBuildShl(BLD, ci(it, 1), LLVMBuildSub(BLD, sh, ci(it, 1), ""), ""));
+    LLVMValueRef isnorm = LLVMBuildICmp(BLD, LLVMIntUGE, e, ci(it, min_norm_e), "");
+    LLVMValueRef h = sel(E, isnorm, hn, hs), rem = sel(E, isnorm, remn, rems), half = sel(E, isnorm, halfn, halfs);
+    LLVMValueRef inexact = LLVMBuildICmp(BLD, LLVMIntNE, rem, ci(it, 0), "");
+    LLVMValueRef inc;
+    switch (mode) {
+    case IR_M_RZ: inc = ci(E->i1, 0); break;
+    case IR_M_RM: inc = LLVMBuildAnd(BLD, sgn, inexact, ""); break;
+    case IR_M_RP: inc = LLVMBuildAnd(BLD, LLVMBuildNot(BLD, sgn, ""), inexact, ""); break;
+    case IR_M_RNA: inc = LLVMBuildICmp(BLD, LLVMIntUGE, rem, half, ""); break;
+    default: {
+        LLVMValueRef gt = LLVMBuildICmp(BLD, LLVMIntUGT, rem, half, "");
+        LLVMValueRef tie = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, rem, half, ""),
+                                        LLVMBuildTrunc(BLD, h, E->i1, ""), "");
+        inc = LLVMBuildOr(BLD, gt, tie, "");
+    }
+    }
+    h = LLVMBuildAdd(BLD, h, zext_to(E, inc, it), "");
+    LLVMValueRef ovf = LLVMBuildICmp(BLD, LLVMIntUGE, h, ci(it, inf_t), "");
+    LLVMValueRef ovv;
+    switch (mode) {
+    case IR_M_RZ: ovv = ci(it, max_t); break;
+    case IR_M_RM: ovv = sel(E, sgn, ci(it, inf_t), ci(it, max_t)); break;
+    case IR_M_RP: ovv = sel(E, sgn, ci(it, max_t), ci(it, inf_t)); break;
+    default: ovv = ci(it, inf_t);
+    }
+    h = sel(E, ovf, ovv, h);
+    h = sel(E, isinf, ci(it, inf_t), h);
+    if (satfinite) h = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, h, ci(it, inf_t), ""), ci(it, max_t), h);
+    h = LLVMBuildOr(BLD, h, sel(E, sgn, ci(it, 1ull << (TM + TE)), ci(it, 0)), "");
+    if (relu) h = sel(E, sgn, ci(it, 0), h);
+    if (no_inf) { /* no infinity: overflow without .satfinite is NaN (sign dropped) */
+        LLVMValueRef mag = LLVMBuildAnd(BLD, h, ci(it, (1ull << (TM + TE)) - 1), "");
+        h = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, mag, ci(it, nan_t), ""), ci(it, nan_t), h);
+    }
+    h = sel(E, isnan, ci(it, nan_t), h);
+    return LLVMBuildTrunc(BLD, h, E->i16, "");
+}
+
+LLVMValueRef float_to_half(emit_ctx *E, LLVMValueRef f, bool bf, ir_mod mode, bool relu, bool satfinite) {
+    LLVMValueRef b = LLVMBuildBitCast(BLD, f, E->i32, "");
+    return bf ? narrow(E, b, 32, 23, 127, 7, 8, mode, relu, satfinite) : narrow(E, b, 32, 23, 127, 10, 5, mode, relu, satfinite);
+}
+
+LLVMValueRef double_to_half(emit_ctx *E, LLVMValueRef d, bool bf, ir_mod mode) {
+    LLVMValueRef b = LLVMBuildBitCast(BLD, d, E->i64, "");
+    return bf ? narrow(E, b, 64, 52, 1023, 7, 8, mode, false, false) : narrow(E, b, 64, 52, 1023, 10, 5, mode, false, false);
+}
+
+LLVMValueRef f_round_int(emit_ctx *E, LLVMValueRef v, ir_mod mode) {
+    LLVMTypeRef ft = LLVMTypeOf(v);
+    const char *n = mode == IR_M_RZI ? "llvm.trunc" : mode == IR_M_RMI ? "llvm.floor" : mode == IR_M_RPI ? "llvm.ceil"
+                                                                                             : "llvm.roundeven";
+    return intrin(E, n, &ft, 1, &v, 1);
+}
+
+static LLVMValueRef h_ftz(emit_ctx *E, LLVMValueRef h, bool bf) {
+    /* flush a 16-bit subnormal to signed zero */
+    LLVMValueRef e = LLVMBuildAnd(BLD, h, ci(E->i16, bf ? 0x7f80 : 0x7c00), "");
+    return sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, ci(E->i16, 0), ""), LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
+}
+
+/* one 16-bit lane of an f16/bf16 instruction */
+static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRef *x, unsigned n, bool *ok) {
+    bool ftz = ir_ins_has(ins, IR_M_FTZ), sat = ir_ins_has(ins, IR_M_SAT), relu = ir_ins_has(ins, IR_M_RELU);
+    *ok = true;
+    for (unsigned i = 0; i < n; i++)
+        if (ftz) x[i] = h_ftz(E, x[i], bf);
+    switch ((ir_opcode)ins->op) {
+    case IR_OP_NEG: return LLVMBuildXor(BLD, x[0], ci(E->i16, 0x8000), "");
+    case IR_OP_ABS: return LLVMBuildAnd(BLD, x[0], ci(E->i16, 0x7fff), "");
+    default: break;
+    }
+    LLVMValueRef f[3];
+    for (unsigned i = 0; i < n; i++) f[i] = half_to_float(E, x[i], bf);
+    LLVMValueRef r;
+    ir_mod mode = round_mode(ins);
+    if (mode == IR_M_NONE) mode = IR_M_RN;
+    switch ((ir_opcode)ins->op) {
+    case IR_OP_ADD: r = LLVMBuildFAdd(BLD, f[0], f[1], ""); break;
+    case IR_OP_SUB: r = LLVMBuildFSub(BLD, f[0], f[1], ""); break;
+    case IR_OP_MUL: r = LLVMBuildFMul(BLD, f[0], f[1], ""); break;
+    case IR_OP_FMA:
+    case IR_OP_MAD: {
+        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, f[0], E->f64, ""), LLVMBuildFPExt(BLD, f[1], E->f64, ""), "");
+        LLVMValueRef s = LLVMBuildFAdd(BLD, p, LLVMBuildFPExt(BLD, f[2], E->f64, ""), "");
+        if (sat) s = f_sat(E, s);
+        LLVMValueRef h = double_to_half(E, s, bf, mode);
+        if (relu) {
+            LLVMValueRef neg = LLVMBuildFCmp(BLD, LLVMRealOLT, s, LLVMConstReal(E->f64, 0), "");
+            h = sel(E, neg, ci(E->i16, 0), h);
+        }
+        return ftz ? h_ftz(E, h, bf) : h;
+    }
+    case IR_OP_MIN:
+    case IR_OP_MAX: {
+        r = f_minmax(E, f[0], f[1], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
+        LLVMValueRef h = float_to_half(E, r, bf, IR_M_RN, false, false);
+        if (relu) h = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, h, ci(E->i16, 0), ""), ci(E->i16, 0), h);
+        return h;
+    }
+    case IR_OP_EX2: {
+        LLVMValueRef a1[1] = {f[0]};
+        r = LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, RT_EXP2F), a1, 1, "");
+        break;
+    }
+    case IR_OP_TANH: {
+        LLVMValueRef a1[1] = {f[0]};
+        r = LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, RT_TANHF), a1, 1, "");
+        break;
+    }
+    default: *ok = false; return ci(E->i16, 0);
+    }
+    if (sat) r = f_sat(E, r);
+    LLVMValueRef h = float_to_half(E, r, bf, mode, relu, false);
+    return ftz ? h_ftz(E, h, bf) : h;
+}
+
+static bool emit_half(emit_ctx *E, const ir_ins *ins, ir_type t) {
+    const ir_operand *o = ins->ops;
+    bool bf = t == IR_T_BF16 || t == IR_T_BF16X2, x2 = t == IR_T_F16X2 || t == IR_T_BF16X2;
+    unsigned n = ins->nops - 1;
+    if (n > 3) return false;
+    if (ins->op == IR_OP_MIN || ins->op == IR_OP_MAX) { if (n != 2) return false; }
+    if (ir_ins_has(ins, IR_M_XORSIGN)) return false;
+    bool ok = true;
+    if (!x2) {
+        LLVMValueRef x[3];
+        for (unsigned i = 0; i < n; i++) x[i] = rd(E, &o[1 + i], IR_T_B16);
+        LLVMValueRef r = half_op(E, ins, bf, x, n, &ok);
+        if (!ok) return false;
+        wr(E, &o[0], IR_T_B16, r);
+        return true;
+    }
+    LLVMValueRef v[3], r = c32(E, 0);
+    for (unsigned i = 0; i < n; i++) v[i] = rd(E, &o[1 + i], IR_T_B32);
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef x[3];
+        for (unsigned i = 0; i < n; i++) x[i] = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v[i], c32(E, 16 * h), ""), E->i16, "");
+        LLVMValueRef y = half_op(E, ins, bf, x, n, &ok);
+        if (!ok) return false;
+        r = LLVMBuildOr(BLD, r, LLVMBuildShl(BLD, zext_to(E, y, E->i32), c32(E, 16 * h), ""), "");
+    }
+    wr(E, &o[0], IR_T_B32, r);
+    return true;
+}
+
+/* ---------------------------------------------------------------- f32 / f64 */
+
+static LLVMValueRef rt_unary(emit_ctx *E, unsigned slot, LLVMValueRef x) {
+    LLVMValueRef a1[1] = {x};
+    return LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, slot), a1, 1, "");
+}
+
+bool emit_float(emit_ctx *E, const ir_ins *ins) {
+    const ir_operand *o = ins->ops;
+    ir_type t = ir_ins_type(ins, 0);
+    if (t == IR_T_F16 || t == IR_T_BF16 || t == IR_T_F16X2 || t == IR_T_BF16X2) return emit_half(E, ins, t);
+    if (ins->op == IR_OP_TESTP) {
+        LLVMValueRef a = rd(E, &o[1], t);
+        if (!t_float(t)) return false;
+        bool d = t == IR_T_F64;
+        LLVMTypeRef it = d ? E->i64 : E->i32;
+        LLVMValueRef mag = LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, a, it, ""), ci(it, d ? 0x7fffffffffffffffull : 0x7fffffff), "");
+        LLVMValueRef inf = ci(it, d ? 0x7ff0000000000000ull : 0x7f800000), minn = ci(it, d ? 0x0010000000000000ull : 0x00800000);
+        LLVMValueRef r;
+        if (ir_ins_has(ins, IR_M_FINITE)) r = LLVMBuildICmp(BLD, LLVMIntULT, mag, inf, "");
+        else if (ir_ins_has(ins, IR_M_INFINITE)) r = LLVMBuildICmp(BLD, LLVMIntEQ, mag, inf, "");
+        else if (ir_ins_has(ins, IR_M_NUMBER)) r = LLVMBuildICmp(BLD, LLVMIntULE, mag, inf, "");
+        else if (ir_ins_has(ins, IR_M_NOTANUMBER)) r = LLVMBuildICmp(BLD, LLVMIntUGT, mag, inf, "");
+        else if (ir_ins_has(ins, IR_M_NORMAL))
+            r = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntUGE, mag, minn, ""), LLVMBuildICmp(BLD, LLVMIntULT, mag, inf, ""), ""),
+                            LLVMBuildICmp(BLD, LLVMIntEQ, mag, ci(it, 0), ""), ""); /* NVIDIA: normal(±0) is true */
+        else if (ir_ins_has(ins, IR_M_SUBNORMAL))
+            r = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntULT, mag, minn, ""), LLVMBuildICmp(BLD, LLVMIntNE, mag, ci(it, 0), ""), "");
+        else return false;
+        wr(E, &o[0], IR_T_PRED, r);
+        return true;
+    }
+    if (!t_float(t)) return false;
+    bool ftz = ir_ins_has(ins, IR_M_FTZ) && t == IR_T_F32, sat = ir_ins_has(ins, IR_M_SAT);
+    ir_mod mode = round_mode(ins);
+    bool approx = ir_ins_has(ins, IR_M_APPROX), full = ir_ins_has(ins, IR_M_FULL);
+    unsigned n = ins->nops - 1;
+    if (n > 3 || n < 1) return false;
+    LLVMValueRef x[3];
+    for (unsigned i = 0; i < n; i++) {
+        x[i] = rd(E, &o[1 + i], t);
+        if (ftz || (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ))) x[i] = f_ftz_in(E, x[i]);
+    }
+    LLVMValueRef r;
+    LLVMTypeRef ft = ty_of(E, t);
+    switch ((ir_opcode)ins->op) {
+    case IR_OP_ADD: r = f_add(E, x[0], x[1], mode); break;
+    case IR_OP_SUB: r = f_add(E, x[0], LLVMBuildFNeg(BLD, x[1], ""), mode); break;
+    case IR_OP_MUL: r = f_mul(E, x[0], x[1], mode); break;
+    case IR_OP_FMA:
+    case IR_OP_MAD: if (n != 3) return false; r = f_fma(E, x[0], x[1], x[2], mode); break;
+    case IR_OP_DIV:
+        if (approx && t == IR_T_F32) {
+            /* a * (1/b) with the reciprocal flushed for |b| > 2^126 (as the hardware's approximation does) */
+            LLVMValueRef bb = intrin(E, "llvm.fabs", &ft, 1, &x[1], 1);
+            LLVMValueRef big = LLVMBuildFCmp(BLD, LLVMRealOGT, bb, LLVMConstReal(E->f32, 0x1p126), "");
+            LLVMValueRef q = LLVMBuildFDiv(BLD, x[0], x[1], "");
+            LLVMValueRef zr = LLVMBuildFMul(BLD, x[0], LLVMBuildFMul(BLD, LLVMConstReal(E->f32, 0.0),
+                              intrin(E, "llvm.copysign", &ft, 1, (LLVMValueRef[]){LLVMConstReal(E->f32, 1.0), x[1]}, 2), ""), "");
+            r = sel(E, LLVMBuildAnd(BLD, big, is_finite(E, x[1]), ""), zr, q);
+        } else r = f_div(E, x[0], x[1], full ? IR_M_RN : mode);
+        break;
+    case IR_OP_RCP: r = f_div(E, LLVMConstReal(ft, 1.0), x[0], approx ? IR_M_RN : mode); break;
+    case IR_OP_SQRT: r = f_sqrt(E, x[0], approx ? IR_M_RN : mode); break;
+    case IR_OP_RSQRT: {
+        if (t == IR_T_F32) {
+            LLVMValueRef dd = LLVMBuildFPExt(BLD, x[0], E->f64, "");
+            r = LLVMBuildFPTrunc(BLD, LLVMBuildFDiv(BLD, LLVMConstReal(E->f64, 1.0), intrin(E, "llvm.sqrt", &E->f64, 1, &dd, 1), ""), E->f32, "");
+        } else r = LLVMBuildFDiv(BLD, LLVMConstReal(E->f64, 1.0), intrin(E, "llvm.sqrt", &E->f64, 1, &x[0], 1), "");
+        break;
+    }
+    case IR_OP_ABS: r = intrin(E, "llvm.fabs", &ft, 1, &x[0], 1); break;
+    case IR_OP_NEG: r = LLVMBuildFNeg(BLD, x[0], ""); break;
+    case IR_OP_MIN:
+    case IR_OP_MAX:
+        if (ir_ins_has(ins, IR_M_XORSIGN)) return false;
+        r = f_minmax(E, x[0], x[1], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
+        if (n == 3) r = f_minmax(E, r, x[2], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
+        break;
+    case IR_OP_COPYSIGN: r = intrin(E, "llvm.copysign", &ft, 1, (LLVMValueRef[]){x[1], x[0]}, 2); break;
+    case IR_OP_SIN: case IR_OP_COS: case IR_OP_LG2: case IR_OP_EX2: case IR_OP_TANH: {
+        if (t != IR_T_F32) return false;
+        unsigned slot = ins->op == IR_OP_SIN ? RT_SINF : ins->op == IR_OP_COS ? RT_COSF : ins->op == IR_OP_LG2 ? RT_LOG2F
+                      : ins->op == IR_OP_EX2 ? RT_EXP2F : RT_TANHF;
+        r = rt_unary(E, slot, x[0]);
+        break;
+    }
+    default: return false;
+    }
+    if (sat) r = f_sat(E, r);
+    if (ftz && (ins->op == IR_OP_MUL || ins->op == IR_OP_DIV || ins->op == IR_OP_FMA || ins->op == IR_OP_MAD)) {
+        /* NVIDIA detects tininess after rounding to 24 bits with an unbounded exponent: a result that rounds
+         * up to 2^-126 only because of the subnormal grid is still flushed */
+        LLVMValueRef xa = LLVMBuildFPExt(BLD, x[0], E->f64, ""), xb = LLVMBuildFPExt(BLD, x[1], E->f64, ""), w;
+        if (ins->op == IR_OP_DIV) w = LLVMBuildFDiv(BLD, xa, xb, "");
+        else {
+            w = LLVMBuildFMul(BLD, xa, xb, "");
+            if (n == 3) w = LLVMBuildFAdd(BLD, w, LLVMBuildFPExt(BLD, x[2], E->f64, ""), "");
+        }
+        LLVMValueRef sc = LLVMBuildFPTrunc(BLD, LLVMBuildFMul(BLD, w, LLVMConstReal(E->f64, 0x1p64), ""), E->f32, "");
+        LLVMValueRef asc = intrin(E, "llvm.fabs", &E->f32, 1, &sc, 1);
+        LLVMValueRef tiny = LLVMBuildFCmp(BLD, LLVMRealOLT, asc, LLVMConstReal(E->f32, 0x1p-62), "");
+        LLVMValueRef z = LLVMBuildBitCast(BLD, LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, r, E->i32, ""), c32(E, 0x80000000u), ""), E->f32, "");
+        r = sel(E, tiny, z, r);
+    }
+    if (ftz || (approx && ir_ins_has(ins, IR_M_FTZ))) r = f_ftz_in(E, r);
+    wr(E, &o[0], t, r);
+    return true;
+}

@@ -1,0 +1,173 @@
+/* emit_mem.c — ld/ldu/st in every state space (vector forms, volatile/relaxed/acquire/release), cvta,
+ * isspacep, prefetch and cache hints (no-ops on the host), alloca/stacksave/stackrestore. */
+#include "emit.h"
+
+#define BLD E->B
+
+static unsigned vec_count(const ir_ins *ins) {
+    if (ir_ins_has(ins, IR_M_V2)) return 2;
+    if (ir_ins_has(ins, IR_M_V4)) return 4;
+    if (ir_ins_has(ins, IR_M_V8)) return 8;
+    return 1;
+}
+
+static ir_type mem_type(const ir_ins *ins) { return ir_ins_type(ins, 0); }
+
+static void order(emit_ctx *E, const ir_ins *ins, LLVMValueRef v, unsigned bytes, bool store) {
+    if (ir_ins_has(ins, IR_M_VOLATILE) || ir_ins_has(ins, IR_M_MMIO)) LLVMSetVolatile(v, 1);
+    bool pow2 = bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8;
+    if (!pow2) return;
+    if (ir_ins_has(ins, IR_M_RELAXED) || ir_ins_has(ins, IR_M_VOLATILE))
+        LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
+    else if (ir_ins_has(ins, IR_M_ACQUIRE) && !store) LLVMSetOrdering(v, LLVMAtomicOrderingAcquire);
+    else if (ir_ins_has(ins, IR_M_RELEASE) && store) LLVMSetOrdering(v, LLVMAtomicOrderingRelease);
+    (void)E;
+}
+
+static ir_type int_type_bytes(unsigned n) {
+    return n == 1 ? IR_T_B8 : n == 2 ? IR_T_B16 : n == 4 ? IR_T_B32 : n == 8 ? IR_T_B64 : IR_T_B128;
+}
+
+bool emit_mem(emit_ctx *E, const ir_ins *ins) {
+    const ir_operand *o = ins->ops;
+    switch ((ir_opcode)ins->op) {
+    case IR_OP_LD:
+    case IR_OP_LDU: {
+        ir_type t = mem_type(ins);
+        if (t == IR_T_NONE) return false;
+        unsigned n = vec_count(ins), eb = (tbits(t) + 7) / 8;
+        if (tbits(t) < 8 || (tbits(t) % 8)) return false;
+        ir_space sp = ir_ins_space(ins);
+        LLVMValueRef p = addr_of(E, &o[1], sp);
+        LLVMTypeRef lt = ty_of(E, t);
+        if (n == 1) {
+            LLVMValueRef v = LLVMBuildLoad2(BLD, lt, p, "");
+            LLVMSetAlignment(v, eb);
+            order(E, ins, v, eb, false);
+            wr(E, &o[0], t, v);
+            return true;
+        }
+        if (o[0].kind != IR_OPND_VEC || o[0].aux != n) return false;
+        const ir_operand *el = ir_elems(&o[0]);
+        for (unsigned k = 0; k < n; k++) {
+            if (el[k].kind == IR_OPND_SINK) continue;
+            LLVMValueRef v = LLVMBuildLoad2(BLD, lt, gep8(E, p, c64(E, (uint64_t)k * eb)), "");
+            LLVMSetAlignment(v, eb);
+            order(E, ins, v, eb, false);
+            wr(E, &el[k], t, v);
+        }
+        return true;
+    }
+    case IR_OP_ST: {
+        ir_type t = mem_type(ins);
+        if (t == IR_T_NONE) return false;
+        unsigned n = vec_count(ins), eb = (tbits(t) + 7) / 8;
+        if (tbits(t) < 8 || (tbits(t) % 8)) return false;
+        LLVMValueRef p = addr_of(E, &o[0], ir_ins_space(ins));
+        const ir_operand *vals = &o[1];
+        unsigned nv = n;
+        if (n > 1) {
+            if (o[1].kind != IR_OPND_VEC || o[1].aux != n) return false;
+            vals = ir_elems(&o[1]);
+        }
+        for (unsigned k = 0; k < nv; k++) {
+            const ir_operand *src = &vals[k];
+            LLVMValueRef v;
+            if (t_float(t) && src->kind == IR_OPND_REG && tbits(ir_reg_type(E->f, src->id)) > tbits(t)) {
+                /* NVIDIA converts a wider integer register to the floating-point store type */
+                ir_type rt = int_type_bytes(tbits(ir_reg_type(E->f, src->id)) / 8);
+                v = LLVMBuildUIToFP(BLD, rd(E, src, rt), ty_of(E, t), "");
+            } else v = rd(E, src, t);
+            LLVMValueRef s = LLVMBuildStore(BLD, v, gep8(E, p, c64(E, (uint64_t)k * eb)));
+            LLVMSetAlignment(s, eb);
+            order(E, ins, s, eb, true);
+        }
+        return true;
+    }
+    case IR_OP_CVTA: {
+        ir_type t = mem_type(ins);
+        ir_space sp = ir_space_base[ir_ins_space(ins)];
+        bool to = ir_ins_has(ins, IR_M_TO);
+        LLVMValueRef a = zext_to(E, rd(E, &o[1], tbits(t) == 32 ? IR_T_U32 : IR_T_U64), E->i64);
+        if (sp == IR_S_SHARED && E->t->smem_in_ctx) {
+            LLVMValueRef base = LLVMBuildPtrToInt(BLD, smem_base(E), E->i64, "");
+            a = to ? LLVMBuildSub(BLD, a, base, "") : LLVMBuildAdd(BLD, a, base, "");
+        }
+        wr(E, &o[0], t, resize(E, a, ty_of(E, t), false));
+        return true;
+    }
+    case IR_OP_ISSPACEP: {
+        ir_space sp = ir_space_base[ir_ins_space(ins)];
+        LLVMValueRef a = rd(E, &o[1], IR_T_U64), r;
+        LLVMValueRef base = LLVMBuildPtrToInt(BLD, smem_base(E), E->i64, "");
+        LLVMValueRef size = zext_to(E, ctx_field(E, CTX_SMEM_SIZE, E->i32), E->i64);
+        LLVMValueRef in_sh = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, base, ""), size, "");
+        if (sp == IR_S_SHARED) r = in_sh;
+        else if (sp == IR_S_GLOBAL) r = LLVMBuildNot(BLD, in_sh, "");
+        else r = ci(E->i1, 0);
+        wr(E, &o[0], IR_T_PRED, r);
+        return true;
+    }
+    case IR_OP_PREFETCH:
+    case IR_OP_PREFETCHU:
+    case IR_OP_APPLYPRIORITY:
+    case IR_OP_DISCARD: return true;
+    case IR_OP_CREATEPOLICY: wr(E, &o[0], IR_T_B64, c64(E, 0)); return true;
+    case IR_OP_ALLOCA: {
+        LLVMValueRef size = rd(E, &o[1], IR_T_U64);
+        LLVMValueRef a = LLVMBuildArrayAlloca(BLD, E->i8, size, "");
+        unsigned al = ins->nops > 2 && o[2].kind == IR_OPND_IMM ? (unsigned)o[2].val : 8;
+        LLVMSetAlignment(a, al < 8 ? 8 : al);
+        wr(E, &o[0], mem_type(ins), resize(E, LLVMBuildPtrToInt(BLD, a, E->i64, ""), ty_of(E, mem_type(ins)), false));
+        return true;
+    }
+    case IR_OP_STACKSAVE: {
+        LLVMValueRef v = intrin(E, "llvm.stacksave", &E->ptr, 1, NULL, 0);
+        wr(E, &o[0], mem_type(ins), resize(E, LLVMBuildPtrToInt(BLD, v, E->i64, ""), ty_of(E, mem_type(ins)), false));
+        return true;
+    }
+    case IR_OP_STACKRESTORE: {
+        LLVMValueRef v = LLVMBuildIntToPtr(BLD, rd(E, &o[0], IR_T_U64), E->ptr, "");
+        intrin(E, "llvm.stackrestore", &E->ptr, 1, &v, 1);
+        return true;
+    }
+    case IR_OP_CP_ASYNC: {
+        /* copies complete immediately on the CPU: cp.async is a synchronous copy with zero fill */
+        if (ins->nops < 3 || o[2].kind != IR_OPND_IMM) return false;
+        unsigned n = (unsigned)o[2].val;
+        if (n != 4 && n != 8 && n != 16) return false;
+        LLVMValueRef dst = addr_of(E, &o[0], IR_S_SHARED), src = addr_of(E, &o[1], IR_S_GLOBAL);
+        LLVMTypeRef vt = LLVMVectorType(E->i8, n);
+        LLVMValueRef v;
+        if (ins->nops > 3 && !(ins->nops == 4 && ir_ins_has(ins, IR_M_L2_CACHE_HINT))) {
+            LLVMValueRef mask;
+            if (ir_reg_type(E->f, o[3].id) == IR_T_PRED && o[3].kind == IR_OPND_REG) {
+                LLVMValueRef take = LLVMBuildNot(BLD, rd(E, &o[3], IR_T_PRED), "");
+                mask = LLVMGetUndef(LLVMVectorType(E->i1, n));
+                for (unsigned k = 0; k < n; k++) mask = LLVMBuildInsertElement(BLD, mask, take, c32(E, k), "");
+            } else {
+                LLVMValueRef ss = rd(E, &o[3], IR_T_U32);
+                mask = LLVMGetUndef(LLVMVectorType(E->i1, n));
+                for (unsigned k = 0; k < n; k++)
+                    mask = LLVMBuildInsertElement(BLD, mask, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, k), ss, ""), c32(E, k), "");
+            }
+            LLVMTypeRef tys[2] = {vt, E->ptr};
+            LLVMValueRef args[4] = {src, c32(E, 1), mask, LLVMConstNull(vt)};
+            (void)args;
+            LLVMValueRef a3[3] = {src, mask, LLVMConstNull(vt)};
+            v = intrin(E, "llvm.masked.load", tys, 2, a3, 3);
+            LLVMAddCallSiteAttribute(v, 1, LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName("align", 5), 1));
+        } else {
+            v = LLVMBuildLoad2(BLD, vt, src, "");
+            LLVMSetAlignment(v, n);
+        }
+        LLVMValueRef st = LLVMBuildStore(BLD, v, dst);
+        LLVMSetAlignment(st, n);
+        return true;
+    }
+    case IR_OP_CP_ASYNC_COMMIT_GROUP:
+    case IR_OP_CP_ASYNC_WAIT_GROUP:
+    case IR_OP_CP_ASYNC_WAIT_ALL: return true;
+    default: return false;
+    }
+}

@@ -1,0 +1,563 @@
+/* emit_module.c — IR module -> LLVM module: variables, layouts, functions, bodies, the host descriptor. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "../../driver-stub/cpu/host_abi.h"
+
+/* ---------------------------------------------------------------- sizes and layouts */
+
+static uint64_t elem_bytes(const ir_var *v) {
+    uint64_t b = (tbits((ir_type)v->type) + 7) / 8;
+    if (!b) b = 1;
+    return b * (v->vec ? v->vec : 1);
+}
+
+static uint64_t var_bytes(const ir_var *v) {
+    uint64_t n = elem_bytes(v);
+    uint64_t count = 1;
+    for (unsigned i = 0; i < v->ndims; i++) {
+        if (v->dims[i]) count *= v->dims[i];
+        else if (i == 0 && v->unsized_first) {
+            uint64_t leaves = 0, inner = 1;
+            for (uint32_t k = 0; k < v->ninit; k++)
+                if (v->init[k].kind != IR_INIT_OPEN && v->init[k].kind != IR_INIT_CLOSE) leaves++;
+            for (unsigned j = 1; j < v->ndims; j++) inner *= v->dims[j] ? v->dims[j] : 1;
+            uint64_t vecn = v->vec ? v->vec : 1;
+            count *= (leaves / vecn + inner - 1) / inner;
+        }
+    }
+    return n * count;
+}
+
+static uint64_t var_align(const ir_var *v) {
+    if (v->align) return v->align;
+    uint64_t b = (tbits((ir_type)v->type) + 7) / 8;
+    return b ? b * (v->vec ? v->vec : 1) : 1;
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
+
+static uint64_t layout_params(emit_ctx *E, const uint32_t *vars, uint32_t n) {
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const ir_var *v = &E->m->vars[vars[i]];
+        off = align_up(off, var_align(v));
+        E->var_off[vars[i]] = off;
+        off += E->var_size[vars[i]];
+    }
+    return off;
+}
+
+/* ---------------------------------------------------------------- global initialisers */
+
+typedef struct reloc { uint64_t off; LLVMValueRef val; } reloc;
+
+static void put_le(uint8_t *p, uint64_t v, unsigned n) {
+    for (unsigned i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static LLVMValueRef build_init(emit_ctx *E, uint32_t vid, uint64_t size) {
+    const ir_var *v = &E->m->vars[vid];
+    uint8_t *bytes = calloc(size ? size : 1, 1);
+    reloc *rel = calloc(v->ninit + 1, sizeof *rel);
+    unsigned nrel = 0;
+    uint64_t eb = (tbits((ir_type)v->type) + 7) / 8, k = 0;
+    if (!eb) eb = 1;
+    ir_type et = (ir_type)v->type;
+    bool ok = true;
+    for (uint32_t i = 0; i < v->ninit && ok; i++) {
+        const ir_init *in = &v->init[i];
+        if (in->kind == IR_INIT_OPEN || in->kind == IR_INIT_CLOSE) continue;
+        uint64_t off = k++ * eb;
+        if (off + eb > size) break;
+        switch ((ir_init_kind)in->kind) {
+        case IR_INIT_INT:
+            if (et == IR_T_F32) { float f = (float)in->val; uint32_t b; memcpy(&b, &f, 4); put_le(bytes + off, b, 4); }
+            else if (et == IR_T_F64) { double d = (double)in->val; uint64_t b; memcpy(&b, &d, 8); put_le(bytes + off, b, 8); }
+            else put_le(bytes + off, (uint64_t)in->val, (unsigned)eb);
+            break;
+        case IR_INIT_F32:
+            if (eb == 8) {
+                float f; uint32_t b = (uint32_t)in->val; memcpy(&f, &b, 4);
+                double d = f; uint64_t db; memcpy(&db, &d, 8); put_le(bytes + off, db, 8);
+            } else put_le(bytes + off, (uint64_t)in->val, (unsigned)eb);
+            break;
+        case IR_INIT_F64:
+            if (eb == 4) {
+                double d; uint64_t b = (uint64_t)in->val; memcpy(&d, &b, 8);
+                float f = (float)d; uint32_t fb; memcpy(&fb, &f, 4); put_le(bytes + off, fb, 4);
+            } else put_le(bytes + off, (uint64_t)in->val, (unsigned)eb);
+            break;
+        case IR_INIT_VAR:
+        case IR_INIT_GENERIC:
+        case IR_INIT_FUNC:
+        case IR_INIT_MASK: {
+            uint64_t width = eb;
+            if (in->kind == IR_INIT_MASK) {
+                if (in->mask != 0xff) break; /* other bytes of a pointer written as 8 masked bytes */
+                width = 8;
+            }
+            if (width != 8) { ok = false; break; }
+            LLVMValueRef target;
+            if (in->kind == IR_INIT_FUNC) target = E->fn[in->sym];
+            else {
+                ir_space s = var_space(E, in->sym);
+                if (s == IR_S_SHARED && in->kind == IR_INIT_VAR && !in->generic) {
+                    put_le(bytes + off, E->var_off[in->sym] + (uint64_t)in->val, 8);
+                    break;
+                }
+                if (!E->gvar[in->sym]) { ok = false; break; }
+                target = E->gvar[in->sym];
+                if (in->val) {
+                    LLVMValueRef o = c64(E, (uint64_t)in->val);
+                    target = LLVMConstGEP2(E->i8, target, &o, 1);
+                }
+            }
+            rel[nrel].off = off;
+            rel[nrel++].val = target;
+            break;
+        }
+        default: break;
+        }
+    }
+    LLVMValueRef c = NULL;
+    if (!ok) {
+        diag_error(E->d, v->line, v->col, "unsupported PTX initializer of '%s' for target %s (an address that is not a "
+                   "whole 64-bit global address)", ir_str(E->m, v->name), E->t->name);
+        E->failed++;
+    } else if (!nrel) {
+        c = LLVMConstStringInContext2(E->C, (const char *)bytes, size, 1);
+    } else {
+        LLVMValueRef *parts = calloc(2 * nrel + 1, sizeof *parts);
+        unsigned np = 0;
+        uint64_t at = 0;
+        for (unsigned r = 0; r < nrel; r++) {
+            if (rel[r].off < at) continue;
+            if (rel[r].off > at) parts[np++] = LLVMConstStringInContext2(E->C, (const char *)bytes + at, rel[r].off - at, 1);
+            parts[np++] = rel[r].val;
+            at = rel[r].off + 8;
+        }
+        if (at < size) parts[np++] = LLVMConstStringInContext2(E->C, (const char *)bytes + at, size - at, 1);
+        c = LLVMConstStructInContext(E->C, parts, np, 1);
+        free(parts);
+    }
+    free(bytes);
+    free(rel);
+    return c;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+static bool dispatch(emit_ctx *E, const ir_ins *ins) {
+    switch ((ir_opcode)ins->op) {
+    case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_MAD: case IR_OP_DIV: case IR_OP_ABS:
+    case IR_OP_NEG: case IR_OP_MIN: case IR_OP_MAX: case IR_OP_RCP: case IR_OP_SQRT: case IR_OP_RSQRT:
+    case IR_OP_SIN: case IR_OP_COS: case IR_OP_LG2: case IR_OP_EX2: case IR_OP_TANH: case IR_OP_COPYSIGN:
+    case IR_OP_TESTP: case IR_OP_FMA: case IR_OP_REM: {
+        ir_type t = ir_ins_type(ins, 0);
+        if (t == IR_T_F32 || t == IR_T_F64 || t == IR_T_F16 || t == IR_T_BF16 || t == IR_T_F16X2 ||
+            t == IR_T_BF16X2 || ins->op == IR_OP_FMA || ins->op == IR_OP_RCP || ins->op == IR_OP_SQRT ||
+            ins->op == IR_OP_RSQRT || ins->op == IR_OP_SIN || ins->op == IR_OP_COS || ins->op == IR_OP_LG2 ||
+            ins->op == IR_OP_EX2 || ins->op == IR_OP_TANH || ins->op == IR_OP_COPYSIGN || ins->op == IR_OP_TESTP)
+            return emit_float(E, ins);
+        return emit_int(E, ins);
+    }
+    case IR_OP_CVT: case IR_OP_CVT_PACK: return emit_cvt(E, ins);
+    case IR_OP_LD: case IR_OP_LDU: case IR_OP_ST: case IR_OP_CVTA: case IR_OP_ISSPACEP: case IR_OP_PREFETCH:
+    case IR_OP_PREFETCHU: case IR_OP_ALLOCA: case IR_OP_STACKSAVE: case IR_OP_STACKRESTORE:
+    case IR_OP_APPLYPRIORITY: case IR_OP_DISCARD: case IR_OP_CREATEPOLICY: case IR_OP_CP_ASYNC:
+    case IR_OP_CP_ASYNC_COMMIT_GROUP: case IR_OP_CP_ASYNC_WAIT_GROUP: case IR_OP_CP_ASYNC_WAIT_ALL:
+        return emit_mem(E, ins);
+    case IR_OP_BRA: case IR_OP_BRX: case IR_OP_CALL: case IR_OP_RET: case IR_OP_EXIT: case IR_OP_TRAP:
+    case IR_OP_BRKPT:
+        return emit_ctrl(E, ins);
+    case IR_OP_BAR: case IR_OP_BARRIER: case IR_OP_BAR_WARP_SYNC: case IR_OP_MEMBAR: case IR_OP_FENCE:
+    case IR_OP_ATOM: case IR_OP_RED: case IR_OP_VOTE: case IR_OP_MATCH: case IR_OP_ACTIVEMASK: case IR_OP_REDUX:
+    case IR_OP_ELECT: case IR_OP_SHFL: case IR_OP_NANOSLEEP: case IR_OP_PMEVENT: case IR_OP_GRIDDEPCONTROL:
+    case IR_OP_SETMAXNREG: case IR_OP_BARRIER_CLUSTER: case IR_OP_CP_ASYNC_MBARRIER_ARRIVE:
+    case IR_OP_MBARRIER_INIT: case IR_OP_MBARRIER_INVAL: case IR_OP_MBARRIER_EXPECT_TX: case IR_OP_MBARRIER_COMPLETE_TX:
+    case IR_OP_MBARRIER_ARRIVE: case IR_OP_MBARRIER_ARRIVE_DROP: case IR_OP_MBARRIER_TEST_WAIT: case IR_OP_MBARRIER_TRY_WAIT:
+    case IR_OP_MBARRIER_PENDING_COUNT:
+        return emit_sync(E, ins);
+    default: return emit_int(E, ins);
+    }
+}
+
+static bool bb_open(emit_ctx *E) { return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(E->B)) == NULL; }
+
+static void emit_one(emit_ctx *E, const ir_ins *ins) {
+    E->ins = ins;
+    unsigned before = E->d->nerrors;
+    if (ins->guard && ins->op != IR_OP_BRA) {
+        ir_operand g = {.kind = IR_OPND_REG, .id = ins->guard - 1};
+        LLVMValueRef c = rd(E, &g, IR_T_PRED);
+        if (ins->guard_neg) c = LLVMBuildNot(E->B, c, "");
+        LLVMBasicBlockRef then = new_bb(E, "g"), cont = new_bb(E, "gc");
+        LLVMBuildCondBr(E->B, c, then, cont);
+        LLVMPositionBuilderAtEnd(E->B, then);
+        if (!dispatch(E, ins) && E->d->nerrors == before) emit_unsupported(E, NULL);
+        if (bb_open(E)) LLVMBuildBr(E->B, cont);
+        LLVMPositionBuilderAtEnd(E->B, cont);
+        return;
+    }
+    if (!dispatch(E, ins) && E->d->nerrors == before) emit_unsupported(E, NULL);
+}
+
+static void emit_body(emit_ctx *E, uint32_t fi) {
+    ir_func *f = &E->m->funcs[fi];
+    E->f = f;
+    E->fidx = fi;
+    E->cur = E->fn[fi];
+    E->cc = NULL;
+    E->regs = calloc(f->nregs + 1, sizeof *E->regs);
+    E->lvar = calloc(E->m->nvars + 1, sizeof *E->lvar);
+    E->bbs = calloc(f->nblocks + 1, sizeof *E->bbs);
+    E->label_block = malloc((f->nlabels + 1) * sizeof *E->label_block);
+    E->label_proto = malloc((f->nlabels + 1) * sizeof *E->label_proto);
+    E->label_tgts = malloc((f->nlabels + 1) * sizeof *E->label_tgts);
+    for (uint32_t i = 0; i <= f->nlabels; i++) E->label_block[i] = E->label_proto[i] = E->label_tgts[i] = -1;
+    if (f->is_entry) {
+        E->kparams = LLVMGetParam(E->cur, 0);
+        E->ctx = LLVMGetParam(E->cur, 1);
+        E->retbuf = E->parambuf = NULL;
+    } else {
+        E->ctx = LLVMGetParam(E->cur, 0);
+        E->retbuf = LLVMGetParam(E->cur, 1);
+        E->parambuf = LLVMGetParam(E->cur, 2);
+        E->kparams = NULL;
+    }
+    LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(E->C, E->cur, "entry");
+    LLVMPositionBuilderAtEnd(E->AB, entry);
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        E->bbs[b] = LLVMAppendBasicBlockInContext(E->C, E->cur, "");
+        if (f->blocks[b].label) E->label_block[f->blocks[b].label - 1] = (int32_t)b;
+        for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+            const ir_ins *ins = &f->blocks[b].ins[i];
+            if (ins->op == IR_OP_CALLPROTOTYPE) E->label_proto[ins->ops[0].id] = (int32_t)ins->ops[1].val;
+            if (ins->op == IR_OP_BRANCHTARGETS) E->label_tgts[ins->ops[0].id] = (int32_t)((b << 20) | i);
+        }
+    }
+    LLVMBasicBlockRef exitbb = LLVMAppendBasicBlockInContext(E->C, E->cur, "end");
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        E->cur_block = b;
+        LLVMPositionBuilderAtEnd(E->B, E->bbs[b]);
+        for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+            const ir_ins *ins = &f->blocks[b].ins[i];
+            if (ir_is_pseudo(ins)) continue;
+            if (!bb_open(E)) LLVMPositionBuilderAtEnd(E->B, new_bb(E, "dead"));
+            emit_one(E, ins);
+            if (E->failed > 200) break;
+        }
+        if (bb_open(E)) LLVMBuildBr(E->B, b + 1 < f->nblocks ? E->bbs[b + 1] : exitbb);
+    }
+    LLVMPositionBuilderAtEnd(E->B, exitbb);
+    LLVMBuildRetVoid(E->B);
+    LLVMBuildBr(E->AB, f->nblocks ? E->bbs[0] : exitbb);
+    free(E->regs);
+    free(E->lvar);
+    free(E->bbs);
+    free(E->label_block);
+    free(E->label_proto);
+    free(E->label_tgts);
+    E->regs = E->lvar = NULL;
+    E->bbs = NULL;
+    E->ins = NULL;
+}
+
+/* Runtime functions nvcc declares as .extern .func: bodies that forward to the p2n_rt_table. */
+static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
+    ir_func *f = &E->m->funcs[fi];
+    const char *name = ir_str(E->m, f->name);
+    int kind = strcmp(name, "vprintf") == 0 ? 1 : strcmp(name, "__assertfail") == 0 ? 2
+             : strcmp(name, "malloc") == 0 ? 3 : strcmp(name, "free") == 0 ? 4 : 0;
+    LLVMValueRef fn = E->fn[fi];
+    LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(E->C, fn, "entry");
+    LLVMPositionBuilderAtEnd(E->B, bb);
+    E->ctx = LLVMGetParam(fn, 0);
+    LLVMValueRef ret = LLVMGetParam(fn, 1), prm = LLVMGetParam(fn, 2);
+    const ir_proto *s = &f->sig;
+#define PARAM(i, ty) LLVMBuildLoad2(E->B, ty, gep8(E, prm, c64(E, (i) < s->nparam ? E->var_off[s->param[i]] : 0)), "")
+    switch (kind) {
+    case 1: {
+        if (s->nparam < 2) return false;
+        LLVMValueRef a[3] = {E->ctx, PARAM(0, E->ptr), PARAM(1, E->ptr)};
+        LLVMValueRef r = rt_call(E, RT_VPRINTF, E->i32, a, 3);
+        if (s->nret) LLVMBuildStore(E->B, r, ret);
+        break;
+    }
+    case 2: {
+        if (s->nparam < 5) return false;
+        LLVMValueRef a[6] = {E->ctx, PARAM(0, E->ptr), PARAM(1, E->ptr), PARAM(2, E->i32), PARAM(3, E->ptr),
+                             PARAM(4, E->i64)};
+        rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
+        break;
+    }
+    case 3: {
+        if (s->nparam < 1) return false;
+        LLVMValueRef a[2] = {E->ctx, PARAM(0, E->i64)};
+        LLVMValueRef r = rt_call(E, RT_MALLOC, E->ptr, a, 2);
+        if (s->nret) LLVMBuildStore(E->B, r, ret);
+        break;
+    }
+    case 4: {
+        if (s->nparam < 1) return false;
+        LLVMValueRef a[2] = {E->ctx, PARAM(0, E->ptr)};
+        rt_call(E, RT_FREE, E->vd, a, 2);
+        break;
+    }
+    default: {
+        /* an external function this module does not define: calls are diagnosed; the body traps */
+        LLVMValueRef a[1] = {E->ctx};
+        rt_call(E, RT_TRAP, E->vd, a, 1);
+        LLVMBuildUnreachable(E->B);
+        return false;
+    }
+    }
+#undef PARAM
+    LLVMBuildRetVoid(E->B);
+    return true;
+}
+
+bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
+bool emit_is_runtime_func(emit_ctx *E, uint32_t fi) {
+    const ir_func *f = &E->m->funcs[fi];
+    if (f->has_body) return true;
+    const char *n = ir_str(E->m, f->name);
+    return !strcmp(n, "vprintf") || !strcmp(n, "__assertfail") || !strcmp(n, "malloc") || !strcmp(n, "free");
+}
+
+/* ---------------------------------------------------------------- descriptor */
+
+static LLVMValueRef cstr(emit_ctx *E, const char *s) {
+    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
+    LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), ".str");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    return g;
+}
+
+static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
+    if (!n) return LLVMConstNull(E->ptr);
+    LLVMValueRef *c = malloc(n * sizeof *c);
+    for (unsigned i = 0; i < n; i++) c[i] = c32(E, v[i]);
+    LLVMValueRef init = LLVMConstArray2(E->i32, c, n);
+    free(c);
+    LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), ".u32s");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    return g;
+}
+
+static void emit_descriptor(emit_ctx *E) {
+    ir_module *m = E->m;
+    LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
+    LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32};
+    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 12, 0);
+    LLVMTypeRef gt_el[] = {E->ptr, E->ptr, E->i64};
+    LLVMTypeRef gt = LLVMStructTypeInContext(E->C, gt_el, 3, 0);
+    LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
+    LLVMTypeRef mt = LLVMStructTypeInContext(E->C, mt_el, 5, 0);
+
+    LLVMValueRef *ks = calloc(m->nfuncs + 1, sizeof *ks);
+    unsigned nk = 0;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        ir_func *f = &m->funcs[fi];
+        if (!f->is_entry || !f->has_body) continue;
+        uint32_t np = f->sig.nparam;
+        uint32_t *offs = calloc(np + 1, 4), *sizes = calloc(np + 1, 4);
+        uint64_t pbsize = 0;
+        for (uint32_t i = 0; i < np; i++) {
+            offs[i] = (uint32_t)E->var_off[f->sig.param[i]];
+            sizes[i] = (uint32_t)E->var_size[f->sig.param[i]];
+            if (offs[i] + sizes[i] > pbsize) pbsize = offs[i] + sizes[i];
+        }
+        uint64_t local = 0;
+        for (uint32_t v = 0; v < m->nvars; v++)
+            if (m->vars[v].func == (int32_t)fi && var_space(E, v) == IR_S_LOCAL) local += E->var_size[v];
+        LLVMValueRef mx[3], rq[3];
+        for (int k = 0; k < 3; k++) {
+            mx[k] = c32(E, k < f->perf.n_maxntid ? f->perf.maxntid[k] : (f->perf.n_maxntid ? 1 : 0));
+            rq[k] = c32(E, k < f->perf.n_reqntid ? f->perf.reqntid[k] : (f->perf.n_reqntid ? 1 : 0));
+        }
+        LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
+                             u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->static_smem), c32(E, E->dyn_align),
+                             c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
+                             c32(E, E->module_flags)};
+        ks[nk++] = LLVMConstNamedStruct(kt, el, 12);
+        (void)ks;
+        free(offs);
+        free(sizes);
+    }
+    LLVMValueRef *gs = calloc(m->nvars + 1, sizeof *gs);
+    unsigned ng = 0;
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        if (!E->gvar[v] || m->vars[v].func >= 0 || !LLVMGetInitializer(E->gvar[v])) continue;
+        LLVMValueRef el[] = {cstr(E, ir_str(m, m->vars[v].name)), E->gvar[v], c64(E, E->var_size[v])};
+        gs[ng++] = LLVMConstNamedStruct(gt, el, 3);
+    }
+    LLVMValueRef karr = LLVMConstNull(E->ptr), garr = LLVMConstNull(E->ptr);
+    if (nk) {
+        LLVMValueRef init = LLVMConstArray2(kt, ks, nk);
+        karr = LLVMAddGlobal(E->M, LLVMTypeOf(init), "__p2n_kernels");
+        LLVMSetInitializer(karr, init);
+        LLVMSetGlobalConstant(karr, 1);
+        LLVMSetLinkage(karr, LLVMPrivateLinkage);
+    }
+    if (ng) {
+        LLVMValueRef init = LLVMConstArray2(gt, gs, ng);
+        garr = LLVMAddGlobal(E->M, LLVMTypeOf(init), "__p2n_globals");
+        LLVMSetInitializer(garr, init);
+        LLVMSetGlobalConstant(garr, 1);
+        LLVMSetLinkage(garr, LLVMPrivateLinkage);
+    }
+    LLVMValueRef mel[] = {c32(E, P2N_HOST_ABI_VERSION), c32(E, nk), karr, c32(E, ng), garr};
+    LLVMValueRef md = LLVMAddGlobal(E->M, mt, "__p2n_module");
+    LLVMSetInitializer(md, LLVMConstNamedStruct(mt, mel, 5));
+    LLVMSetGlobalConstant(md, 1);
+    LLVMSetVisibility(md, LLVMDefaultVisibility);
+    free(ks);
+    free(gs);
+}
+
+/* ---------------------------------------------------------------- module */
+
+bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *out, bool *internal) {
+    emit_ctx EE, *E = &EE;
+    memset(E, 0, sizeof *E);
+    E->m = m;
+    E->t = t;
+    E->d = d;
+    E->C = LLVMContextCreate();
+    E->M = LLVMModuleCreateWithNameInContext("ptx", E->C);
+    LLVMSetTarget(E->M, t->triple);
+    E->B = LLVMCreateBuilderInContext(E->C);
+    E->AB = LLVMCreateBuilderInContext(E->C);
+    E->i1 = LLVMInt1TypeInContext(E->C);
+    E->i8 = LLVMInt8TypeInContext(E->C);
+    E->i16 = LLVMInt16TypeInContext(E->C);
+    E->i32 = LLVMInt32TypeInContext(E->C);
+    E->i64 = LLVMInt64TypeInContext(E->C);
+    E->i128 = LLVMInt128TypeInContext(E->C);
+    E->f32 = LLVMFloatTypeInContext(E->C);
+    E->f64 = LLVMDoubleTypeInContext(E->C);
+    E->ptr = LLVMPointerTypeInContext(E->C, 0);
+    E->vd = LLVMVoidTypeInContext(E->C);
+    LLVMTypeRef fa[3] = {E->ptr, E->ptr, E->ptr};
+    E->fn_ty = LLVMFunctionType(E->vd, fa, 3, 0);
+    E->kern_ty = LLVMFunctionType(E->vd, fa, 2, 0);
+    E->gvar = calloc(m->nvars + 1, sizeof *E->gvar);
+    E->var_off = calloc(m->nvars + 1, sizeof *E->var_off);
+    E->var_size = calloc(m->nvars + 1, sizeof *E->var_size);
+    E->fn = calloc(m->nfuncs + 1, sizeof *E->fn);
+
+    if (m->address_size == 32) {
+        diag_error(E->d, 1, 1, "unsupported PTX module for target %s (.address_size 32)", t->name);
+        E->failed++;
+    }
+    /* sizes, shared layout */
+    uint64_t smem = 0, dyn_align = 16;
+    for (uint32_t v = 0; v < m->nvars; v++) E->var_size[v] = var_bytes(&m->vars[v]);
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (var_space(E, v) != IR_S_SHARED) continue;
+        bool dynamic = var->linkage == IR_LINK_EXTERN && var->ndims && !var->dims[0];
+        if (dynamic) {
+            if (var_align(var) > dyn_align) dyn_align = var_align(var);
+            continue;
+        }
+        if (var->linkage == IR_LINK_EXTERN) continue;
+        smem = align_up(smem, var_align(var));
+        E->var_off[v] = smem;
+        smem += E->var_size[v];
+    }
+    smem = align_up(smem, dyn_align);
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (var_space(E, v) == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) {
+            E->var_off[v] = smem; /* dynamic shared memory (and unresolved extern shared: same window) */
+            if (var->ndims && var->dims[0]) {
+                /* an extern shared array with a size: place it statically */
+                bool defined_elsewhere = false;
+                (void)defined_elsewhere;
+            }
+        }
+    }
+    E->static_smem = (uint32_t)smem;
+    E->dyn_align = (uint32_t)dyn_align;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        layout_params(E, m->funcs[fi].sig.param, m->funcs[fi].sig.nparam);
+        layout_params(E, m->funcs[fi].sig.ret, m->funcs[fi].sig.nret);
+    }
+    /* functions */
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        ir_func *f = &m->funcs[fi];
+        const char *name = ir_str(m, f->name);
+        E->fn[fi] = LLVMAddFunction(E->M, name, f->is_entry ? E->kern_ty : E->fn_ty);
+        LLVMSetLinkage(E->fn[fi], LLVMInternalLinkage);
+        unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+        LLVMAddAttributeAtIndex(E->fn[fi], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, nounwind, 0));
+    }
+    /* globals */
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        ir_space s = var_space(E, v);
+        if (s != IR_S_GLOBAL && s != IR_S_CONST && !(s == IR_S_LOCAL && var->func < 0)) continue;
+        if ((ir_type)var->type == IR_T_TEXREF || (ir_type)var->type == IR_T_SAMPLERREF ||
+            (ir_type)var->type == IR_T_SURFREF)
+            continue;
+        uint64_t size = E->var_size[v] ? E->var_size[v] : 1;
+        LLVMTypeRef ty = LLVMArrayType2(E->i8, size);
+        E->gvar[v] = LLVMAddGlobal(E->M, ty, ir_str(m, var->name));
+        LLVMSetAlignment(E->gvar[v], (unsigned)(var_align(var) < 16 ? 16 : var_align(var)));
+        LLVMSetLinkage(E->gvar[v], LLVMInternalLinkage);
+    }
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        if (!E->gvar[v]) continue;
+        const ir_var *var = &m->vars[v];
+        if (var->linkage == IR_LINK_EXTERN) { LLVMSetLinkage(E->gvar[v], LLVMExternalLinkage); continue; }
+        uint64_t size = E->var_size[v] ? E->var_size[v] : 1;
+        LLVMValueRef init = var->ninit ? build_init(E, v, size) : NULL;
+        if (!init) init = LLVMConstNull(LLVMArrayType2(E->i8, size));
+        if (LLVMTypeOf(init) != LLVMGlobalGetValueType(E->gvar[v])) {
+            /* replace by a global of the initializer's (struct) type */
+            LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), "");
+            LLVMSetAlignment(g, LLVMGetAlignment(E->gvar[v]));
+            LLVMSetLinkage(g, LLVMInternalLinkage);
+            LLVMReplaceAllUsesWith(E->gvar[v], g);
+            char *nm = strdup(LLVMGetValueName(E->gvar[v]));
+            LLVMDeleteGlobal(E->gvar[v]);
+            LLVMSetValueName2(g, nm, strlen(nm));
+            free(nm);
+            E->gvar[v] = g;
+        }
+        LLVMSetInitializer(E->gvar[v], init);
+        if (var_space(E, v) == IR_S_CONST) LLVMSetGlobalConstant(E->gvar[v], 0); /* the host may write .const */
+    }
+    LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
+    LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
+    /* bodies */
+    for (uint32_t fi = 0; fi < m->nfuncs && E->failed <= 200; fi++) {
+        if (m->funcs[fi].has_body) emit_body(E, fi);
+        else emit_runtime_stub(E, fi);
+    }
+    if (!E->failed) emit_descriptor(E);
+    LLVMDisposeBuilder(E->B);
+    LLVMDisposeBuilder(E->AB);
+    free(E->gvar);
+    free(E->var_off);
+    free(E->var_size);
+    free(E->fn);
+    *internal = E->internal_error;
+    if (E->failed) {
+        LLVMDisposeModule(E->M);
+        LLVMContextDispose(E->C);
+        return false;
+    }
+    out->C = E->C;
+    out->M = E->M;
+    return true;
+}
