@@ -37,10 +37,9 @@ static double now_s(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-#ifndef P2N_BUILD_ID
-#define P2N_BUILD_ID "unknown"
-#endif
-/* Version + source revision (set by CMake): part of every cache key, so a new build never reuses old code. */
+#include "build_id.h"
+/* Version + a hash of the compiler's sources (cmake/BuildId.cmake): part of every cache key, so a new build
+ * never reuses code compiled by an old one. */
 const char *p2n_build_id(void) { return "ptx2native-" P2N_VERSION_STRING "-" P2N_BUILD_ID; }
 
 void p2n_result_free(p2n_result *r) {
