@@ -23,6 +23,7 @@ static CUresult map_status(cpu_status s)
     case CPU_ERR_LAUNCH_FAILED: return CUDA_ERROR_LAUNCH_FAILED;
     case CPU_ERR_ASSERT: return CUDA_ERROR_ASSERT;
     case CPU_ERR_NO_MEMORY: return CUDA_ERROR_OUT_OF_MEMORY;
+    case CPU_ERR_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
     }
     return CUDA_ERROR_UNKNOWN;
 }

@@ -8,6 +8,9 @@
 
 p2n_driver p2n_drv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
+extern const p2n_backend_ops p2n_backend_opencl; /* driver-stub/opencl */
+extern const p2n_backend_ops p2n_backend_level0; /* driver-stub/level0 */
+
 /* Backends by P2N_BACKEND name; ops == NULL: known, not built into this library. Order = "auto" preference
  * (GPU backends first once they exist). */
 static const struct {
@@ -15,9 +18,10 @@ static const struct {
     const p2n_backend_ops *ops;
 } p2n_backends[] = {
     {"hip", NULL},
-    {"level0", NULL},
-    {"opencl", NULL},
     {"cpu", &p2n_backend_cpu},
+    /* after cpu: "auto" does not pick it until it is conformance-green on a GPU */
+    {"opencl", &p2n_backend_opencl},
+    {"level0", &p2n_backend_level0},
 };
 #define NBACKENDS (sizeof p2n_backends / sizeof p2n_backends[0])
 

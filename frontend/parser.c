@@ -1167,7 +1167,7 @@ static bool parse_perf_directive(parser *p, ir_perf *pf, bool *ok) {
     token t = p->tok;
     *ok = true;
     if (t.kind != TK_DOTWORD) return false;
-    uint64_t v;
+    uint64_t v = 0;
     if (is_dot(&t, "maxntid")) { next(p); *ok = parse_dims(p, pf->maxntid, &pf->n_maxntid, ".maxntid"); }
     else if (is_dot(&t, "reqntid")) { next(p); *ok = parse_dims(p, pf->reqntid, &pf->n_reqntid, ".reqntid"); }
     else if (is_dot(&t, "reqnctapercluster")) { next(p); *ok = parse_dims(p, pf->reqnctapercluster, &pf->n_reqnctapercluster, ".reqnctapercluster"); }

@@ -9,6 +9,7 @@
 
 #include "ptx2native.h"
 #include "target.h"
+#include "container.h"
 
 static void usage(FILE *f) {
     fputs("usage: ptx2native [options] INPUT.ptx [-o OUTPUT]\n"
@@ -72,6 +73,44 @@ static int write_atomic(const char *path, const void *data, size_t len) {
     return 0;
 }
 
+/* --offload-arch=a,b,c: compile for each target, then one container; metadata left empty for now (the
+ * shared emission keeps the kernel table in the host descriptor only). */
+static p2n_status compile_multi(const char *src, size_t len, const char *name, const p2n_options *base, char *list,
+                                p2n_result *out) {
+    p2n_container_entry ents[32];
+    p2n_result res[32];
+    unsigned n = 0;
+    p2n_status st = P2N_OK;
+    memset(out, 0, sizeof *out);
+    size_t dlen = 0;
+    char *diags = calloc(1, 1);
+    for (char *s = list, *t; (t = strtok_r(s, ",", &s)) && n < 32;) {
+        p2n_options o = *base;
+        o.arch = t;
+        p2n_status s1 = p2n_compile(src, len, name, &o, &res[n]);
+        size_t k = res[n].diagnostics ? strlen(res[n].diagnostics) : 0;
+        char *nd = realloc(diags, dlen + k + 1);
+        if (nd) { diags = nd; memcpy(diags + dlen, res[n].diagnostics ? res[n].diagnostics : "", k + 1); dlen += k; }
+        if (s1 != P2N_OK) { if (st == P2N_OK || s1 == P2N_INTERNAL_ERROR) st = s1; p2n_result_free(&res[n]); continue; }
+        memset(&ents[n], 0, sizeof ents[n]);
+        snprintf(ents[n].target, sizeof ents[n].target, "%s", t);
+        const target_desc *td = target_find(t);
+        ents[n].kind = td->family == TARGET_AMDGPU ? P2N_CODE_AMDGPU_HSACO : td->family == TARGET_SPIRV ? P2N_CODE_SPIRV
+                     : P2N_CODE_HOST_ELF;
+        ents[n].code = res[n].data;
+        ents[n].code_size = res[n].size;
+        n++;
+    }
+    if (st == P2N_OK) {
+        out->data = p2n_container_write(ents, n, &out->size);
+        if (!out->data) st = P2N_INTERNAL_ERROR;
+    }
+    for (unsigned i = 0; i < n; i++) p2n_result_free(&res[i]);
+    out->status = st;
+    out->diagnostics = diags;
+    return st;
+}
+
 int main(int argc, char **argv) {
     const char *input = NULL, *output = NULL, *archs = "host";
     p2n_options opt = {.opt_level = 2, .emit = P2N_EMIT_OBJ};
@@ -110,12 +149,14 @@ int main(int argc, char **argv) {
         } else input = a;
     }
     if (!input) { usage(stderr); return 1; }
+    char *archlist = NULL;
     if (strchr(archs, ',')) {
-        /* TODO(issue 4): one output holding several archs needs the multi-arch container */
-        fprintf(stderr, "ptx2native: error: several targets in one output ('%s') are not supported yet\n", archs);
-        return 1;
-    }
-    if (!target_find(archs)) {
+        /* several targets: one P2NCODE1 container (docs/native-container.md), one entry per target */
+        if (opt.emit != P2N_EMIT_OBJ) { fputs("ptx2native: error: several targets need --emit=obj\n", stderr); return 1; }
+        archlist = strdup(archs);
+        for (char *s = archlist, *t; (t = strtok_r(s, ",", &s));)
+            if (!target_find(t)) { fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", t); free(archlist); return 1; }
+    } else if (!target_find(archs)) {
         fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", archs);
         return 1;
     }
@@ -131,7 +172,13 @@ int main(int argc, char **argv) {
     if (in != stdin) fclose(in);
     if (!src) { fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input); return 1; }
     p2n_result r;
-    p2n_status st = p2n_compile(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, &r);
+    p2n_status st;
+    if (archlist) {
+        st = compile_multi(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, archlist, &r);
+        free(archlist);
+    } else {
+        st = p2n_compile(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, &r);
+    }
     free(src);
     if (r.diagnostics && r.diagnostics[0]) fputs(r.diagnostics, stderr);
     int rc = st == P2N_OK ? 0 : st == P2N_INTERNAL_ERROR ? 2 : 1;

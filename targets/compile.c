@@ -10,6 +10,8 @@
 #include "target.h"
 #include "llvm/codegen.h"
 #include "llvm/emit.h"
+#include "spirv/spirv_target.h"
+#include "amdgpu/amdgpu_target.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -118,6 +120,18 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
     emit_result er;
     if (!emit_module(m, target, &d, &er, &internal)) {
         ir_module_free(m);
+        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
+    }
+    if (target->family == TARGET_SPIRV && !spirv_lower_module(er.C, er.M, m, target, &d, &internal)) {
+        ir_module_free(m);
+        LLVMDisposeModule(er.M);
+        LLVMContextDispose(er.C);
+        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
+    }
+    if (target->family == TARGET_AMDGPU && !amdgpu_lower_module(er.C, er.M, m, target, &d, &internal)) {
+        ir_module_free(m);
+        LLVMDisposeModule(er.M);
+        LLVMContextDispose(er.C);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
     }
     t_emit = now_s() - t_emit;

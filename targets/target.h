@@ -7,6 +7,17 @@
 
 typedef enum target_family { TARGET_HOST, TARGET_AMDGPU, TARGET_SPIRV } target_family;
 
+struct emit_ctx;
+struct LLVMOpaqueValue;
+struct LLVMOpaqueType;
+/* Optional per-target lowering hooks for the shared LLVM emission (NULL on the host target). */
+typedef struct target_hooks {
+    /* replace p2n_rt_table function pointers (rt_fn: math slots) and calls (rt_call) by direct code */
+    struct LLVMOpaqueValue *(*rt_fn)(struct emit_ctx *E, unsigned slot);
+    struct LLVMOpaqueValue *(*rt_call)(struct emit_ctx *E, unsigned slot, struct LLVMOpaqueType *ret,
+                                       struct LLVMOpaqueValue **args, unsigned n);
+} target_hooks;
+
 typedef struct target_desc {
     const char *name;          /* what --offload-arch takes */
     target_family family;
@@ -19,6 +30,7 @@ typedef struct target_desc {
     bool smem_in_ctx;          /* host: .shared addresses are offsets into ctx->smem (host_abi.h) */
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
     bool ready;                /* code generation implemented */
+    const target_hooks *hooks; /* NULL: the host model (ctx + p2n_rt_table) */
 } target_desc;
 
 const target_desc *target_find(const char *name);

@@ -40,6 +40,8 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <ucontext.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -127,9 +129,9 @@ __asm__(".text\n"
 
 enum { F_UNSTARTED, F_RUNNING, F_READY, F_YIELDED, F_BLOCKED, F_DONE };
 enum { W_NONE, W_BARRIER, W_COLL, W_ACTIVEMASK };
-enum { C_NONE, C_SHFL, C_VOTE, C_MATCH_ANY, C_MATCH_ALL, C_REDUX, C_ELECT, C_WARPSYNC };
+enum { C_NONE, C_SHFL, C_VOTE, C_MATCH_ANY, C_MATCH_ALL, C_REDUX, C_ELECT, C_WARPSYNC, C_MATRIX };
 static const char *const coll_names[] = {"?", "shfl.sync", "vote.sync", "match.any.sync", "match.all.sync",
-                                         "redux.sync", "elect.sync", "bar.warp.sync"};
+                                         "redux.sync", "elect.sync", "bar.warp.sync", "matrix (mma/ldmatrix/stmatrix)"};
 
 typedef struct p2n_stack {
     uint8_t *map;
@@ -230,6 +232,11 @@ typedef struct worker {
     size_t block_out_start;
     pthread_t thread;
     uint64_t seen_job; /* pool threads: last job taken */
+    /* memory faults of kernel code (SIGSEGV/SIGBUS on a fiber stack): recorded by the handler */
+    void *altstack;
+    volatile sig_atomic_t fault_sig;
+    void *volatile fault_addr;
+    fiber *volatile fault_fiber;
 } worker;
 
 static inline fiber *F(p2n_thread_ctx *ctx) { return (fiber *)ctx; }
@@ -367,6 +374,86 @@ static _Noreturn void leave_fiber(worker *w) {
     __sanitizer_start_switch_fiber(NULL, w->sched_lo, w->sched_size);
 #endif
     p2n_ctx_jump(w->sched_sp);
+}
+
+/* ---------------------------------------- memory faults of kernel code ---------------------------------------- */
+
+/* While a launch runs, SIGSEGV/SIGBUS are caught on every worker thread (on an alternate stack). A fault whose
+ * interrupted stack pointer lies on the running fiber's stack comes from kernel code (or the runtime called by
+ * it): the handler records it and abandons the fiber exactly like trap does (the scheduler reports the launch
+ * failure outside the signal handler). Any other fault goes to the previous handler. Only async-signal-safe
+ * operations happen in the handler. */
+#define ALTSTACK_SIZE (64 * 1024)
+static _Thread_local worker *tls_worker;
+static struct sigaction g_old_segv, g_old_bus;
+static unsigned g_fault_installs; /* under g_pool.launch_lock */
+
+static void fault_handler(int sig, siginfo_t *si, void *uc_) {
+    worker *w = tls_worker;
+    ucontext_t *uc = uc_;
+    if (w && w->cur && w->cur_stack) {
+        uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+        if (sp >= (uintptr_t)w->cur_stack->map && sp < (uintptr_t)w->cur_stack->hi) {
+            w->fault_sig = sig;
+            w->fault_addr = si ? si->si_addr : NULL;
+            w->fault_fiber = w->cur;
+            w->aborted = true;
+            sigset_t set;
+            sigemptyset(&set);
+            sigaddset(&set, sig);
+            pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+            leave_fiber(w);
+        }
+    }
+    const struct sigaction *old = sig == SIGBUS ? &g_old_bus : &g_old_segv;
+    if (old->sa_flags & SA_SIGINFO) {
+        if (old->sa_sigaction) {
+            old->sa_sigaction(sig, si, uc_);
+            return;
+        }
+    } else if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+        return;
+    }
+    /* default action: put it back and let the faulting instruction run again */
+    sigaction(sig, old, NULL);
+}
+
+static void faults_install(void) {
+    if (g_fault_installs++)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = fault_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &g_old_segv);
+    sigaction(SIGBUS, &sa, &g_old_bus);
+}
+
+static void faults_remove(void) {
+    if (--g_fault_installs)
+        return;
+    sigaction(SIGSEGV, &g_old_segv, NULL);
+    sigaction(SIGBUS, &g_old_bus, NULL);
+}
+
+/* per worker run: an alternate signal stack unless the thread has one; returns whether it set ours */
+static bool altstack_enter(worker *w) {
+    stack_t cur;
+    if (sigaltstack(NULL, &cur) != 0 || !(cur.ss_flags & SS_DISABLE))
+        return false;
+    if (!w->altstack && !(w->altstack = malloc(ALTSTACK_SIZE)))
+        return false;
+    stack_t ss = {.ss_sp = w->altstack, .ss_size = ALTSTACK_SIZE, .ss_flags = 0};
+    return sigaltstack(&ss, NULL) == 0;
+}
+
+static void altstack_leave(bool ours) {
+    if (!ours)
+        return;
+    stack_t ss = {.ss_sp = NULL, .ss_size = 0, .ss_flags = SS_DISABLE};
+    sigaltstack(&ss, NULL);
 }
 
 /* ---------------------------------------------- run queue ---------------------------------------------- */
@@ -554,6 +641,13 @@ static void coll_compute(worker *w, warpstate *ws, uint32_t act) {
     }
     uint32_t first = (uint32_t)__builtin_ctz(act);
     uint32_t kind = lanes[first]->coll;
+    if (kind == C_MATRIX) {
+        uint32_t *io[32];
+        for (uint32_t l = 0; l < 32; l++)
+            io[l] = (act >> l) & 1 ? (uint32_t *)(uintptr_t)lanes[l]->value : NULL;
+        p2n_matrix_compute(lanes[first]->b, io);
+        return;
+    }
     uint32_t ballot = 0;
     if (kind == C_VOTE)
         for (uint32_t m = act; m; m &= m - 1) {
@@ -763,6 +857,23 @@ static uint32_t rt_elect(p2n_thread_ctx *ctx, uint32_t membermask, uint32_t *is_
     return f->res;
 }
 
+static uint32_t rt_is_local(p2n_thread_ctx *ctx, uint64_t addr) {
+    p2n_stack *s = F(ctx)->stack;
+    return s && addr >= (uint64_t)(uintptr_t)s->lo && addr < (uint64_t)(uintptr_t)s->hi;
+}
+
+static void rt_warp_matrix(p2n_thread_ctx *ctx, uint32_t op, uint32_t *io) {
+    fiber *f = F(ctx);
+    uint32_t kind = op & 0xffu;
+    if (kind == P2N_MX_WMMA_LOAD || kind == P2N_MX_WMMA_STORE) {
+        p2n_matrix_lane(op, io, f->lane);
+        return;
+    }
+    if (kind < P2N_MX_LDMATRIX || kind > P2N_MX_WMMA_F16_F32_M16N16K16)
+        fail_thread(f->w, f, CPU_ERR_LAUNCH_FAILED, "warp matrix operation: unknown operation 0x%x", op);
+    coll_arrive(f, C_MATRIX, 0, 0xffffffffu, (uint64_t)(uintptr_t)io, op, 0);
+}
+
 __attribute__((noinline)) static uint32_t rt_activemask(p2n_thread_ctx *ctx) {
     fiber *f = F(ctx);
     worker *w = f->w;
@@ -867,7 +978,8 @@ static uint64_t now_ns(void) {
 }
 static uint64_t rt_clock64(p2n_thread_ctx *ctx) { (void)ctx; return now_ns(); }
 static uint64_t rt_globaltimer(p2n_thread_ctx *ctx) { (void)ctx; return now_ns(); }
-static uint32_t rt_smid(p2n_thread_ctx *ctx) { return F(ctx)->w->index; }
+/* %nsmid is 1 in emitted code (one SM): %smid must stay below it whatever worker runs the block */
+static uint32_t rt_smid(p2n_thread_ctx *ctx) { (void)ctx; return 0; }
 
 static int32_t rt_vprintf(p2n_thread_ctx *ctx, const char *format, const void *args) {
     return p2n_format_printf(&F(ctx)->w->out, format, args);
@@ -919,6 +1031,8 @@ const p2n_rt_table p2n_cpu_rt_table = {
     .fmaf = m_fmaf,
     .malloc = rt_malloc,
     .free = rt_free,
+    .warp_matrix = rt_warp_matrix,
+    .is_local = rt_is_local,
 };
 
 /* ------------------------------------------------ a block ------------------------------------------------ */
@@ -1100,6 +1214,17 @@ static void run_block(worker *w, uint64_t bid) {
             switch_to_fiber(w, f->sp, f->stack);
         }
     }
+    if (w->fault_sig) {
+        fiber *f = w->fault_fiber;
+        char *loc = f ? where(w, f) : NULL;
+        launch_fail(L, CPU_ERR_ILLEGAL_ADDRESS,
+                    fmt("%s: %s at address %p (an illegal memory access was encountered)", loc ? loc : "?",
+                        w->fault_sig == SIGBUS ? "bus error" : "segmentation fault", w->fault_addr));
+        free(loc);
+        w->fault_sig = 0;
+        w->fault_fiber = NULL;
+        w->cur = NULL;
+    }
     if (w->aborted) {
         /* give back the stacks of abandoned fibers */
         for (uint32_t t = 0; t < w->next_unstarted; t++) {
@@ -1162,6 +1287,7 @@ static void worker_delete(worker *w) {
     free(w->smem);
     free(w->out.data);
     free(w->chunks);
+    free(w->altstack);
     free(w);
 }
 
@@ -1219,7 +1345,17 @@ static bool worker_prepare(worker *w, launch *L) {
     return true;
 }
 
+static void worker_run_blocks(worker *w, launch *L);
 static void worker_run(worker *w, launch *L) {
+    bool alt = altstack_enter(w);
+    tls_worker = w;
+    worker_run_blocks(w, L);
+    tls_worker = NULL;
+    w->cur = NULL;
+    altstack_leave(alt);
+}
+
+static void worker_run_blocks(worker *w, launch *L) {
     if (!worker_prepare(w, L))
         return;
     /* blocks are taken in chunks of consecutive indices: each worker streams through contiguous data */
@@ -1484,6 +1620,7 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
         pthread_cond_broadcast(&g_pool.cv_start);
         pthread_mutex_unlock(&g_pool.m);
     }
+    faults_install();
     worker_run(g_pool.w[0], &L);
     if (nw > 1) {
         pthread_mutex_lock(&g_pool.m);
@@ -1491,6 +1628,7 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
             pthread_cond_wait(&g_pool.cv_done, &g_pool.m);
         pthread_mutex_unlock(&g_pool.m);
     }
+    faults_remove();
     flush_printf(cl);
     for (unsigned i = 0; i < g_pool.n; i++)
         g_pool.w[i]->L = NULL;

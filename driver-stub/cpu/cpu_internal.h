@@ -38,6 +38,12 @@ void p2n_buf_append(p2n_buf *b, const char *s, size_t n);
  * Appends the text to `out`; returns the number of arguments consumed, or -1 for a NULL format. */
 int p2n_format_printf(p2n_buf *out, const char *format, const void *args);
 
+/* Warp matrix operations (cpu_matrix.c): p2n_matrix_compute runs a collective operation for a whole warp
+ * (io[lane] = the lane's operand block, NULL for a lane that has exited); p2n_matrix_lane runs a lane-local one
+ * (wmma.load / wmma.store). */
+void p2n_matrix_compute(uint32_t op, uint32_t *io[32]);
+void p2n_matrix_lane(uint32_t op, uint32_t *io, uint32_t lane);
+
 /* ---- hooks for tests and tools ---- */
 /* Number of worker threads for the next launches: 0 = default (P2N_CPU_THREADS, else the number of CPUs). */
 void p2n_cpu_set_threads(unsigned n);

@@ -45,6 +45,25 @@ enum { P2N_VOTE_ALL = 0, P2N_VOTE_ANY = 1, P2N_VOTE_UNI = 2, P2N_VOTE_BALLOT = 3
 enum { P2N_RED_POPC = 0, P2N_RED_AND = 1, P2N_RED_OR = 2 };
 enum { P2N_REDUX_ADD = 0, P2N_REDUX_MIN = 1, P2N_REDUX_MAX = 2, P2N_REDUX_UMIN = 3, P2N_REDUX_UMAX = 4,
        P2N_REDUX_AND = 5, P2N_REDUX_OR = 6, P2N_REDUX_XOR = 7 };
+/* warp_matrix operations (low byte of op) and modifiers.
+ *   LDMATRIX  io: [0..1] address (u64, host pointer of this lane's row), [2..2+n) results     (m8n8 .b16)
+ *   STMATRIX  io: [0..1] address, [2..2+n) values                                            (m8n8 .b16)
+ *   MMA_F16_F32_M16N8K16 (row.col)  io: a[4] (f16x2), b[2], c[4] (f32), d[4] out at [10..14)
+ *   MMA_S8_S32_M16N8K32  (row.col)  io: a[4] (s8x4), b[2], c[4] (s32), d[4] out at [10..14)
+ *   WMMA_F16_F32_M16N16K16          io: a[8], b[8], c[8], d[8] out at [24..32)
+ *   WMMA_LOAD  io: [0..1] address, [2] stride (elements), results at [3..11); which fragment in the
+ *              modifier bits (P2N_MX_FRAG_*), element type f16 (A/B) or f32 (C)
+ *   WMMA_STORE io: [0..1] address, [2] stride, [3..11) values (f32 D fragment)
+ * wmma fragments (our layout): lane l holds elements l*8 .. l*8+7 of the row-major 16x16 matrix (A, B as
+ * f16 in the halves of regs 0..3, regs 4..7 zero; C/D as f32 in regs 0..7). */
+enum { P2N_MX_LDMATRIX = 1, P2N_MX_STMATRIX = 2, P2N_MX_MMA_F16_F32_M16N8K16 = 3, P2N_MX_MMA_S8_S32_M16N8K32 = 4,
+       P2N_MX_WMMA_F16_F32_M16N16K16 = 5, P2N_MX_WMMA_LOAD = 6, P2N_MX_WMMA_STORE = 7 };
+#define P2N_MX_NUM(op) (((op) >> 8) & 0xfu)   /* ldmatrix/stmatrix: number of matrices (1, 2, 4) */
+#define P2N_MX_TRANS 0x1000u                   /* ldmatrix/stmatrix .trans */
+#define P2N_MX_COLMAJOR 0x2000u                /* wmma.load/store .col */
+#define P2N_MX_FRAG_A 0x0000u                  /* wmma.load: fragment (bits 16..17) */
+#define P2N_MX_FRAG_B 0x10000u
+#define P2N_MX_FRAG_C 0x20000u
 
 typedef struct p2n_rt_table {
     uint32_t abi_version;
@@ -84,6 +103,12 @@ typedef struct p2n_rt_table {
     /* device-side malloc/free (CUDA's malloc in kernels) */
     void *(*malloc)(p2n_thread_ctx *ctx, uint64_t size);
     void (*free)(p2n_thread_ctx *ctx, void *ptr);
+    /* warp-wide matrix operations (ldmatrix, stmatrix, mma.sync, wmma): `op` is P2N_MX_* | modifiers (below);
+     * `io` is the lane's operand block of 32-bit words (inputs, then outputs, layout per operation). The
+     * collective forms wait for all live lanes of the warp; wmma.load/store act on the calling lane only. */
+    void (*warp_matrix)(p2n_thread_ctx *ctx, uint32_t op, uint32_t *io);
+    /* isspacep.local: 1 when the generic address lies in the calling thread's local window (its stack) */
+    uint32_t (*is_local)(p2n_thread_ctx *ctx, uint64_t addr);
 } p2n_rt_table;
 
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u };

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "../spirv/spirv_target.h"
+#include "../amdgpu/amdgpu_target.h"
 
 extern char **environ;
 int p2n_lld_link_elf(const char *const *args, int nargs, char *err, unsigned long errlen);
@@ -30,6 +32,8 @@ static void init_llvm(void) {
     LLVMInitializeX86Target();
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
+    spirv_init_llvm();
+    amdgpu_init_llvm();
 }
 
 static double now(void) {
@@ -152,6 +156,10 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         st = P2N_OK;
         goto out;
     }
+    if (t->family == TARGET_SPIRV && !spirv_check_module(M, t, d)) {
+        st = P2N_UNSUPPORTED;
+        goto out;
+    }
     LLVMMemoryBufferRef buf;
     if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, opt->emit == P2N_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
                                             &err, &buf)) {
@@ -168,6 +176,8 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         (*data)[n] = 0;
         *size = n;
         st = P2N_OK;
+    } else if (t->family == TARGET_SPIRV) {
+        st = spirv_finish(M, t, bytes, n, d, data, size); /* metadata, in-process validation */
     } else if (link_shared(bytes, n, d, data, size)) {
         st = P2N_OK;
     }

@@ -22,7 +22,8 @@
 enum {
     RT_BARRIER, RT_BARRIER_RED, RT_SHFL, RT_VOTE, RT_MATCH_ANY, RT_MATCH_ALL, RT_REDUX, RT_ACTIVEMASK,
     RT_WARP_SYNC, RT_ELECT, RT_YIELD, RT_CLOCK64, RT_GLOBALTIMER, RT_SMID, RT_VPRINTF, RT_TRAP, RT_ASSERTFAIL,
-    RT_EXIT_THREAD, RT_SINF, RT_COSF, RT_EXP2F, RT_LOG2F, RT_TANHF, RT_FMA, RT_FMAF, RT_MALLOC, RT_FREE
+    RT_EXIT_THREAD, RT_SINF, RT_COSF, RT_EXP2F, RT_LOG2F, RT_TANHF, RT_FMA, RT_FMAF, RT_MALLOC, RT_FREE,
+    RT_WARP_MATRIX, RT_IS_LOCAL
 };
 /* p2n_thread_ctx field offsets */
 enum {
@@ -77,6 +78,7 @@ LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t);
 LLVMValueRef rt_fn(emit_ctx *E, unsigned slot);
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
 LLVMValueRef smem_base(emit_ctx *E);
+LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space); /* ptr for a memory operand */
 LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space);   /* ptr to a variable's storage */
 LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off);         /* i64 address value (mov r, var) */
@@ -102,6 +104,7 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins);
 bool emit_mem(emit_ctx *E, const ir_ins *ins);
 bool emit_ctrl(emit_ctx *E, const ir_ins *ins);
 bool emit_sync(emit_ctx *E, const ir_ins *ins);
+bool emit_matrix(emit_ctx *E, const ir_ins *ins); /* ldmatrix stmatrix mma wmma (emit_matrix.c) */
 
 /* float helpers shared by families (emit_float.c) */
 LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v);  /* flush a subnormal input to signed zero */

@@ -85,7 +85,7 @@ static uint64_t layout(emit_ctx *E, const uint32_t *formals, uint32_t nf, const 
 static LLVMValueRef buf_alloca(emit_ctx *E, uint64_t size) {
     LLVMValueRef a = LLVMBuildArrayAlloca(E->AB, E->i8, c64(E, size ? size : 8), "");
     LLVMSetAlignment(a, 16);
-    return a;
+    return as_generic(E, a);
 }
 
 static ir_type type_of_bytes(uint64_t n) {

@@ -86,8 +86,12 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         for (unsigned k = 0; k < 2; k++) {
             LLVMValueRef byte = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, zext_to(E, v, E->i32), c32(E, 8 * k), ""), c32(E, 0xff), "");
             LLVMValueRef h;
-            if (st == IR_T_E5M2X2) h = LLVMBuildShl(BLD, byte, c32(E, 8), ""); /* e5m2 is the top byte of an f16 */
-            else {
+            if (st == IR_T_E5M2X2) {
+                h = LLVMBuildShl(BLD, byte, c32(E, 8), ""); /* e5m2 is the top byte of an f16 */
+                /* NaN -> canonical f16 NaN 0x7fff (NVIDIA) */
+                LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntUGT, LLVMBuildAnd(BLD, byte, c32(E, 0x7f), ""), c32(E, 0x7c), "");
+                h = sel(E, isnan, c32(E, 0x7fff), h);
+            } else {
                 LLVMValueRef sg = LLVMBuildShl(BLD, LLVMBuildAnd(BLD, byte, c32(E, 0x80), ""), c32(E, 8), "");
                 LLVMValueRef e = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, byte, c32(E, 3), ""), c32(E, 15), "");
                 LLVMValueRef m = LLVMBuildAnd(BLD, byte, c32(E, 7), "");
@@ -158,11 +162,16 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
             r = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, b, LLVMBuildAdd(BLD, c32(E, 0xfff), odd, ""), ""), c32(E, 0xffffe000), "");
         } else r = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, b, c32(E, 0x1000), ""), c32(E, 0xffffe000), "");
         if (satfinite) {
-            LLVMValueRef rm = LLVMBuildAnd(BLD, r, c32(E, 0x7fffffff), "");
+            /* NVIDIA: a rounded magnitude >= 0x7f800000 (overflow, inf, and NaN alike) is moved down by one tf32
+             * ulp, sign kept: inf -> 0x7f7fe000 (max), NaN 0x7fc00000 -> 0x7fbfe000 */
+            LLVMValueRef sg = LLVMBuildAnd(BLD, b, c32(E, 0x80000000), "");
+            LLVMValueRef rm = sel(E, finite, LLVMBuildAnd(BLD, r, c32(E, 0x7fffffff), ""), LLVMBuildAnd(BLD, mag, c32(E, 0x7fffe000), ""));
             LLVMValueRef ovf = LLVMBuildICmp(BLD, LLVMIntUGE, rm, c32(E, 0x7f800000), "");
-            r = sel(E, LLVMBuildAnd(BLD, ovf, finite, ""), LLVMBuildOr(BLD, LLVMBuildAnd(BLD, b, c32(E, 0x80000000), ""), c32(E, 0x7f7fe000), ""), r);
+            r = sel(E, ovf, LLVMBuildOr(BLD, sg, LLVMBuildSub(BLD, rm, c32(E, 0x2000), ""), ""), r);
+            finite = LLVMBuildOr(BLD, finite, ovf, "");
         }
-        r = sel(E, finite, r, sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, mag, c32(E, 0x7f800000), ""), c32(E, 0x7fffffff), b));
+        /* NVIDIA: inf and NaN pass through unchanged (NaN keeps its sign and payload) */
+        r = sel(E, finite, r, b);
         wr(E, &o[0], IR_T_B32, r);
         return true;
     }

@@ -35,7 +35,8 @@ LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v) {
 }
 
 LLVMValueRef f_sat(emit_ctx *E, LLVMValueRef v) {
-    LLVMValueRef lo = LLVMBuildFCmp(BLD, LLVMRealULT, v, fc(v, 0.0), ""); /* also NaN -> 0 */
+    /* NVIDIA: negative values, -0 and NaN all saturate to +0 */
+    LLVMValueRef lo = LLVMBuildFCmp(BLD, LLVMRealULE, v, fc(v, 0.0), "");
     LLVMValueRef hi = LLVMBuildFCmp(BLD, LLVMRealOGT, v, fc(v, 1.0), "");
     return sel(E, lo, fc(v, 0.0), sel(E, hi, fc(v, 1.0), v));
 }
@@ -120,6 +121,16 @@ static LLVMValueRef f_add(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mo
     return r;
 }
 
+/* x * 2^k where cond holds (exact: callers only scale values far from overflow) */
+static LLVMValueRef scale_if(emit_ctx *E, LLVMValueRef cond, LLVMValueRef x, int k) {
+    return sel(E, cond, LLVMBuildFMul(BLD, x, fc(x, ldexp(1.0, k)), ""), x);
+}
+
+static LLVMValueRef abs_lt(emit_ctx *E, LLVMValueRef x, double lim) {
+    LLVMValueRef ax = intrin(E, "llvm.fabs", (LLVMTypeRef[]){LLVMTypeOf(x)}, 1, &x, 1);
+    return LLVMBuildFCmp(BLD, LLVMRealOLT, ax, fc(x, lim), "");
+}
+
 static LLVMValueRef f_mul(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mode) {
     if (mode != IR_M_RZ && mode != IR_M_RM && mode != IR_M_RP) return LLVMBuildFMul(BLD, a, b, "");
     if (!is_f64(E, a)) {
@@ -130,8 +141,17 @@ static LLVMValueRef f_mul(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mo
         return f_directed(E, r, rs, mode);
     }
     LLVMValueRef r = LLVMBuildFMul(BLD, a, b, "");
-    LLVMValueRef err = fma_rt(E, a, b, LLVMBuildFNeg(BLD, r, ""));
-    LLVMValueRef rs = ovf_fix(E, r, sign_of(E, err), both_finite(E, a, b));
+    /* a*b - r underflows when r is tiny: scale the smaller operand and r by 2^600 (exact); a product that
+     * rounds to zero has the residual sign of the exact product */
+    LLVMValueRef tiny = abs_lt(E, r, 0x1p-900);
+    LLVMValueRef a_small = LLVMBuildFCmp(BLD, LLVMRealOLE, intrin(E, "llvm.fabs", (LLVMTypeRef[]){E->f64}, 1, &a, 1),
+                                         intrin(E, "llvm.fabs", (LLVMTypeRef[]){E->f64}, 1, &b, 1), "");
+    LLVMValueRef as = scale_if(E, LLVMBuildAnd(BLD, tiny, a_small, ""), a, 600);
+    LLVMValueRef bs = scale_if(E, LLVMBuildAnd(BLD, tiny, LLVMBuildNot(BLD, a_small, ""), ""), b, 600);
+    LLVMValueRef err = fma_rt(E, as, bs, LLVMBuildFNeg(BLD, scale_if(E, tiny, r, 600), ""));
+    LLVMValueRef rz = LLVMBuildFCmp(BLD, LLVMRealOEQ, r, fc(r, 0), "");
+    LLVMValueRef es = sel(E, rz, LLVMBuildMul(BLD, sign_of(E, a), sign_of(E, b), ""), sign_of(E, err));
+    LLVMValueRef rs = ovf_fix(E, r, es, both_finite(E, a, b));
     return f_directed(E, r, rs, mode);
 }
 
@@ -143,11 +163,15 @@ static LLVMValueRef f_div(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, ir_mod mo
         LLVMValueRef ad = LLVMBuildFPExt(BLD, a, E->f64, ""), bd = LLVMBuildFPExt(BLD, b, E->f64, "");
         rem = LLVMBuildFSub(BLD, ad, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, r, E->f64, ""), bd, ""), "");
     } else {
-        rem = fma_rt(E, LLVMBuildFNeg(BLD, r, ""), b, a);
+        /* a - r*b underflows for tiny a: scale a and r by 2^600 (|r| <= 2^174 there), exact */
+        LLVMValueRef tiny = abs_lt(E, a, 0x1p-900);
+        rem = fma_rt(E, LLVMBuildFNeg(BLD, scale_if(E, tiny, r, 600), ""), b, scale_if(E, tiny, a, 600));
     }
     LLVMValueRef rs = LLVMBuildMul(BLD, sign_of(E, rem), sign_of(E, b), "");
     rs = sel(E, is_finite(E, b), rs, c32(E, 0));
-    rs = ovf_fix(E, r, rs, both_finite(E, a, b));
+    /* division of a finite value by zero is an exact infinity in every rounding mode (NVIDIA) */
+    LLVMValueRef bnz = LLVMBuildFCmp(BLD, LLVMRealONE, b, fc(b, 0), "");
+    rs = ovf_fix(E, r, rs, LLVMBuildAnd(BLD, both_finite(E, a, b), bnz, ""));
     return f_directed(E, r, rs, mode);
 }
 
@@ -159,7 +183,11 @@ static LLVMValueRef f_sqrt(emit_ctx *E, LLVMValueRef a, ir_mod mode) {
     if (!is_f64(E, a)) {
         LLVMValueRef rd_ = LLVMBuildFPExt(BLD, r, E->f64, "");
         rem = LLVMBuildFSub(BLD, LLVMBuildFPExt(BLD, a, E->f64, ""), LLVMBuildFMul(BLD, rd_, rd_, ""), "");
-    } else rem = fma_rt(E, LLVMBuildFNeg(BLD, r, ""), r, a);
+    } else {
+        LLVMValueRef tiny = abs_lt(E, a, 0x1p-900); /* a - r*r underflows: scale a by 2^600, r by 2^300 */
+        LLVMValueRef rr = scale_if(E, tiny, r, 300);
+        rem = fma_rt(E, LLVMBuildFNeg(BLD, rr, ""), rr, scale_if(E, tiny, a, 600));
+    }
     LLVMValueRef rs = sel(E, is_finite(E, r), sign_of(E, rem), c32(E, 0));
     return f_directed(E, r, rs, mode);
 }
@@ -176,16 +204,38 @@ static LLVMValueRef f_fma(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValue
         rs = sign_of(E, LLVMBuildFAdd(BLD, t, e, ""));
         rs = ovf_fix(E, r, rs, is_finite(E, s));
     } else {
-        LLVMValueRef p = LLVMBuildFMul(BLD, a, b, "");
-        LLVMValueRef pe = fma_rt(E, a, b, LLVMBuildFNeg(BLD, p, ""));
+        /* everything tiny (product, addend, result): scale the smaller factor, c and r by 2^600 so that the
+         * residual computations do not underflow (exact) */
+        LLVMValueRef p0 = LLVMBuildFMul(BLD, a, b, "");
+        LLVMValueRef tiny = LLVMBuildAnd(BLD, LLVMBuildAnd(BLD, abs_lt(E, p0, 0x1p-900), abs_lt(E, c, 0x1p-900), ""),
+                                         abs_lt(E, r, 0x1p-900), "");
+        LLVMValueRef a_small = LLVMBuildFCmp(BLD, LLVMRealOLE, intrin(E, "llvm.fabs", (LLVMTypeRef[]){E->f64}, 1, &a, 1),
+                                             intrin(E, "llvm.fabs", (LLVMTypeRef[]){E->f64}, 1, &b, 1), "");
+        LLVMValueRef as = scale_if(E, LLVMBuildAnd(BLD, tiny, a_small, ""), a, 600);
+        LLVMValueRef bs = scale_if(E, LLVMBuildAnd(BLD, tiny, LLVMBuildNot(BLD, a_small, ""), ""), b, 600);
+        LLVMValueRef cs = scale_if(E, tiny, c, 600), rsc = scale_if(E, tiny, r, 600);
+        LLVMValueRef p = LLVMBuildFMul(BLD, as, bs, "");
+        LLVMValueRef pe = fma_rt(E, as, bs, LLVMBuildFNeg(BLD, p, ""));
         LLVMValueRef s1, e1;
-        two_sum(E, p, c, &s1, &e1);
-        LLVMValueRef t = LLVMBuildFSub(BLD, s1, r, "");
+        two_sum(E, p, cs, &s1, &e1);
+        LLVMValueRef t = LLVMBuildFSub(BLD, s1, rsc, "");
         rs = sign_of(E, LLVMBuildFAdd(BLD, LLVMBuildFAdd(BLD, t, e1, ""), pe, ""));
+        /* r == c: the residual is exactly a*b (whose sign survives even when a*b underflows) */
+        LLVMValueRef req = LLVMBuildAnd(BLD, LLVMBuildFCmp(BLD, LLVMRealOEQ, r, c, ""), is_finite(E, c), "");
+        rs = sel(E, req, LLVMBuildMul(BLD, sign_of(E, a), sign_of(E, b), ""), rs);
         rs = ovf_fix(E, r, rs, LLVMBuildAnd(BLD, both_finite(E, a, b), is_finite(E, c), ""));
     }
-    /* exact zero results follow the add rule for -0 in .rm */
-    return f_directed(E, r, rs, mode);
+    LLVMValueRef res = f_directed(E, r, rs, mode);
+    if (mode == IR_M_RM) {
+        /* exact zero a*b + c: -0 unless both a*b and c are +0 (IEEE sum-of-zeros rule in round-down) */
+        LLVMTypeRef it = int_for(E, a);
+        LLVMValueRef psg = LLVMBuildXor(BLD, LLVMBuildBitCast(BLD, a, it, ""), LLVMBuildBitCast(BLD, b, it, ""), "");
+        LLVMValueRef anyneg = LLVMBuildICmp(BLD, LLVMIntSLT, LLVMBuildOr(BLD, psg, LLVMBuildBitCast(BLD, c, it, ""), ""), ci(it, 0), "");
+        LLVMValueRef ez = LLVMBuildAnd(BLD, LLVMBuildFCmp(BLD, LLVMRealOEQ, r, fc(r, 0), ""),
+                                       LLVMBuildICmp(BLD, LLVMIntEQ, rs, c32(E, 0), ""), "");
+        res = sel(E, LLVMBuildAnd(BLD, ez, anyneg, ""), fc(r, -0.0), res);
+    }
+    return res;
 }
 
 /* min/max with PTX NaN rules: one NaN -> the other operand, both NaN -> canonical NaN; -0 < +0 */
@@ -201,7 +251,9 @@ static LLVMValueRef f_minmax(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool i
     LLVMValueRef cnan = LLVMBuildBitCast(BLD, ci(it, d ? 0x7fffffffffffffffull : 0x7fffffff), LLVMTypeOf(a), "");
     if (nan_prop) return sel(E, LLVMBuildOr(BLD, an, bn, ""), cnan, r);
     r = sel(E, an, b, sel(E, bn, a, r));
-    return sel(E, LLVMBuildAnd(BLD, an, bn, ""), cnan, r);
+    /* both NaN: f32 gives the canonical NaN; f64 gives the second operand (quieted) (NVIDIA) */
+    LLVMValueRef both = d ? LLVMBuildBitCast(BLD, LLVMBuildOr(BLD, bi, ci(it, 0x0008000000000000ull), ""), LLVMTypeOf(a), "") : cnan;
+    return sel(E, LLVMBuildAnd(BLD, an, bn, ""), both, r);
 }
 
 /* ---------------------------------------------------------------- f16 / bf16 */
@@ -330,6 +382,21 @@ static LLVMValueRef h_ftz(emit_ctx *E, LLVMValueRef h, bool bf) {
     return sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, ci(E->i16, 0), ""), LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
 }
 
+/* .ftz tininess for 16-bit results (NVIDIA, as for f32): the exact result w is rounded to the destination
+ * precision with an unbounded exponent; if that is below the smallest normal the result is flushed (signed
+ * zero) even when rounding on the subnormal grid gave the smallest normal. w: f64 (exact or correctly
+ * rounded wider value). */
+static LLVMValueRef h_ftz_tiny(emit_ctx *E, LLVMValueRef h, LLVMValueRef w, bool bf, ir_mod mode) {
+    /* scale by 2^20 (f16) / 2^20 (bf16): tiny values land in the normal range of the format */
+    LLVMValueRef ws = LLVMBuildFMul(BLD, w, LLVMConstReal(E->f64, 0x1p20), "");
+    LLVMValueRef hs = double_to_half(E, ws, bf, mode);
+    LLVMValueRef mag = LLVMBuildAnd(BLD, hs, ci(E->i16, 0x7fff), "");
+    /* 2^-14 * 2^20 = 2^6 -> f16 0x5400; bf16: 2^-126 * 2^20 = 2^-106 -> 0x0a80 */
+    LLVMValueRef tiny = LLVMBuildICmp(BLD, LLVMIntULT, mag, ci(E->i16, bf ? 0x0a80 : 0x5400), "");
+    LLVMValueRef fin = LLVMBuildFCmp(BLD, LLVMRealOLT, intrin(E, "llvm.fabs", &E->f64, 1, &w, 1), LLVMConstReal(E->f64, 1.0), "");
+    return sel(E, LLVMBuildAnd(BLD, tiny, fin, ""), LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
+}
+
 /* one 16-bit lane of an f16/bf16 instruction */
 static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRef *x, unsigned n, bool *ok) {
     bool ftz = ir_ins_has(ins, IR_M_FTZ), sat = ir_ins_has(ins, IR_M_SAT), relu = ir_ins_has(ins, IR_M_RELU);
@@ -337,8 +404,14 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     for (unsigned i = 0; i < n; i++)
         if (ftz) x[i] = h_ftz(E, x[i], bf);
     switch ((ir_opcode)ins->op) {
-    case IR_OP_NEG: return LLVMBuildXor(BLD, x[0], ci(E->i16, 0x8000), "");
-    case IR_OP_ABS: return LLVMBuildAnd(BLD, x[0], ci(E->i16, 0x7fff), "");
+    case IR_OP_NEG:
+    case IR_OP_ABS: {
+        /* NaN -> canonical 0x7fff for f16 and bf16 (NVIDIA) */
+        LLVMValueRef h = ins->op == IR_OP_NEG ? LLVMBuildXor(BLD, x[0], ci(E->i16, 0x8000), "") : LLVMBuildAnd(BLD, x[0], ci(E->i16, 0x7fff), "");
+        LLVMValueRef mag = LLVMBuildAnd(BLD, x[0], ci(E->i16, 0x7fff), "");
+        LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntUGT, mag, ci(E->i16, bf ? 0x7f80 : 0x7c00), "");
+        return sel(E, isnan, ci(E->i16, 0x7fff), h);
+    }
     default: break;
     }
     LLVMValueRef f[3];
@@ -356,10 +429,9 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
         LLVMValueRef s = LLVMBuildFAdd(BLD, p, LLVMBuildFPExt(BLD, f[2], E->f64, ""), "");
         if (sat) s = f_sat(E, s);
         LLVMValueRef h = double_to_half(E, s, bf, mode);
-        if (relu) {
-            LLVMValueRef neg = LLVMBuildFCmp(BLD, LLVMRealOLT, s, LLVMConstReal(E->f64, 0), "");
-            h = sel(E, neg, ci(E->i16, 0), h);
-        }
+        /* .relu: any result with the sign bit set (negative or -0) becomes +0; NaN is canonical 0x7fff */
+        if (relu) h = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, h, ci(E->i16, 0), ""), ci(E->i16, 0), h);
+        if (ftz) h = h_ftz_tiny(E, h, s, bf, mode);
         return ftz ? h_ftz(E, h, bf) : h;
     }
     case IR_OP_MIN:
@@ -383,6 +455,8 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     }
     if (sat) r = f_sat(E, r);
     LLVMValueRef h = float_to_half(E, r, bf, mode, relu, false);
+    if (relu) h = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, h, ci(E->i16, 0), ""), ci(E->i16, 0), h);
+    if (ftz) h = h_ftz_tiny(E, h, LLVMBuildFPExt(BLD, r, E->f64, ""), bf, mode);
     return ftz ? h_ftz(E, h, bf) : h;
 }
 
@@ -486,11 +560,27 @@ bool emit_float(emit_ctx *E, const ir_ins *ins) {
         } else r = LLVMBuildFDiv(BLD, LLVMConstReal(E->f64, 1.0), intrin(E, "llvm.sqrt", &E->f64, 1, &x[0], 1), "");
         break;
     }
-    case IR_OP_ABS: r = intrin(E, "llvm.fabs", &ft, 1, &x[0], 1); break;
-    case IR_OP_NEG: r = LLVMBuildFNeg(BLD, x[0], ""); break;
+    case IR_OP_ABS:
+    case IR_OP_NEG: {
+        r = ins->op == IR_OP_ABS ? intrin(E, "llvm.fabs", &ft, 1, &x[0], 1) : LLVMBuildFNeg(BLD, x[0], "");
+        /* NaN (NVIDIA): f32 gives the canonical 0x7fffffff; f64 returns the operand unchanged */
+        LLVMValueRef nv = t == IR_T_F64 ? x[0] : LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "");
+        r = sel(E, f_isnan(E, x[0]), nv, r);
+        break;
+    }
     case IR_OP_MIN:
     case IR_OP_MAX:
-        if (ir_ins_has(ins, IR_M_XORSIGN)) return false;
+        if (ir_ins_has(ins, IR_M_XORSIGN)) {
+            /* min/max.xorsign.abs: magnitude = min/max(|a|, |b|), sign = sign(a) ^ sign(b); NaN stays canonical */
+            if (n != 2 || t != IR_T_F32 || !ir_ins_has(ins, IR_M_ABS)) return false;
+            LLVMValueRef aa = intrin(E, "llvm.fabs", &ft, 1, &x[0], 1), ab = intrin(E, "llvm.fabs", &ft, 1, &x[1], 1);
+            r = f_minmax(E, aa, ab, ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
+            LLVMValueRef sx = LLVMBuildAnd(BLD, LLVMBuildXor(BLD, LLVMBuildBitCast(BLD, x[0], E->i32, ""), LLVMBuildBitCast(BLD, x[1], E->i32, ""), ""),
+                                           c32(E, 0x80000000u), "");
+            LLVMValueRef rb = LLVMBuildBitCast(BLD, r, E->i32, "");
+            r = sel(E, f_isnan(E, r), r, LLVMBuildBitCast(BLD, LLVMBuildOr(BLD, rb, sx, ""), E->f32, ""));
+            break;
+        }
         r = f_minmax(E, x[0], x[1], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
         if (n == 3) r = f_minmax(E, r, x[2], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
         break;

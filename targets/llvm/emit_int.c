@@ -57,16 +57,13 @@ static LLVMValueRef idiv(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_si
                                         LLVMBuildICmp(BLD, LLVMIntEQ, b, LLVMConstAllOnes(t), ""), "");
         safe = sel(E, ovf, ci(t, 1), safe);
         LLVMValueRef q = rem ? LLVMBuildSRem(BLD, a, safe, "") : LLVMBuildSDiv(BLD, a, safe, "");
-        if (rem) {
-            q = sel(E, ovf, ci(t, 0), q);
-            return sel(E, zero, a, q);
-        }
-        /* a / 1 for the overflow case gives a = INT_MIN already */
-        LLVMValueRef neg = LLVMBuildICmp(BLD, LLVMIntSLT, a, ci(t, 0), "");
-        return sel(E, zero, sel(E, neg, ci(t, 1), LLVMConstAllOnes(t)), q);
+        if (rem) q = sel(E, ovf, ci(t, 0), q);
+        /* a / 1 for the overflow case gives a = INT_MIN already.
+         * NVIDIA: quotient and remainder by zero are all ones, signed and unsigned */
+        return sel(E, zero, LLVMConstAllOnes(t), q);
     }
     LLVMValueRef q = rem ? LLVMBuildURem(BLD, a, safe, "") : LLVMBuildUDiv(BLD, a, safe, "");
-    return sel(E, zero, rem ? a : LLVMConstAllOnes(t), q);
+    return sel(E, zero, LLVMConstAllOnes(t), q);
 }
 
 /* mul.lo / .hi / .wide */
@@ -125,7 +122,8 @@ static LLVMValueRef bfe(emit_ctx *E, LLVMValueRef a, LLVMValueRef posv, LLVMValu
     mask = sel(E, LLVMBuildICmp(BLD, LLVMIntUGE, e, c64(E, w), ""), LLVMConstAllOnes(t), mask);
     LLVMValueRef v = LLVMBuildAnd(BLD, shifted, mask, "");
     v = sel(E, sbit, LLVMBuildOr(BLD, v, LLVMBuildNot(BLD, mask, ""), ""), v);
-    if (w == 64) v = sel(E, LLVMBuildICmp(BLD, LLVMIntUGE, pos, c64(E, 256), ""), ci(t, 0), v);
+    /* 64-bit: position and length are not reduced to 8 bits; a position beyond the msb gives the sign fill
+     * (NVIDIA: bfe.s64 of a negative value at position >= 256 is all ones, 0 for bfe.u64) */
     return v;
 }
 
@@ -585,6 +583,18 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
         return true;
     }
     case IR_OP_LOP3: {
+        if (ins->nops == 7 && (o[1].flags & IR_OPNDF_PIPE) && o[5].kind == IR_OPND_IMM) {
+            /* lop3.BoolOp.b32 d|p, a, b, c, immLut, q: p = (d != 0) BoolOp q */
+            ir_mod bop = ir_ins_has(ins, IR_M_AND) ? IR_M_AND : ir_ins_has(ins, IR_M_OR) ? IR_M_OR
+                       : ir_ins_has(ins, IR_M_XOR) ? IR_M_XOR : IR_M_NONE;
+            if (bop == IR_M_NONE) return false;
+            LLVMValueRef d = lop3(E, rd(E, &o[2], t), rd(E, &o[3], t), rd(E, &o[4], t), (unsigned)o[5].val & 0xff);
+            LLVMValueRef nz = LLVMBuildICmp(BLD, LLVMIntNE, d, ci(LLVMTypeOf(d), 0), "");
+            LLVMValueRef pq = boolop(E, bop, nz, rd(E, &o[6], IR_T_PRED));
+            wr(E, &o[0], t, d);
+            wr(E, &o[1], IR_T_PRED, pq);
+            return true;
+        }
         if (ins->nops != 5 || (o[4].kind != IR_OPND_IMM)) return false;
         wr(E, &o[0], t, lop3(E, rd(E, &o[1], t), rd(E, &o[2], t), rd(E, &o[3], t), (unsigned)o[4].val & 0xff));
         return true;

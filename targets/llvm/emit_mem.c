@@ -102,8 +102,26 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef base = LLVMBuildPtrToInt(BLD, smem_base(E), E->i64, "");
         LLVMValueRef size = zext_to(E, ctx_field(E, CTX_SMEM_SIZE, E->i32), E->i64);
         LLVMValueRef in_sh = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, base, ""), size, "");
+        /* .const: inside one of the module's constant variables */
+        LLVMValueRef in_const = ci(E->i1, 0);
+        if (sp == IR_S_CONST || sp == IR_S_GLOBAL)
+            for (uint32_t v = 0; v < E->m->nvars; v++) {
+                if (var_space(E, v) != IR_S_CONST || !E->gvar || !E->gvar[v]) continue;
+                LLVMValueRef lo = LLVMBuildPtrToInt(BLD, E->gvar[v], E->i64, "");
+                uint64_t n = E->var_size ? E->var_size[v] : 0;
+                LLVMValueRef in = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, lo, ""), c64(E, n ? n : 1), "");
+                in_const = LLVMBuildOr(BLD, in_const, in, "");
+            }
+        LLVMValueRef in_local = ci(E->i1, 0);
+        if ((sp == IR_S_LOCAL || sp == IR_S_GLOBAL) && E->t->smem_in_ctx) {
+            LLVMValueRef args[2] = {E->ctx, a};
+            in_local = LLVMBuildICmp(BLD, LLVMIntNE, rt_call(E, RT_IS_LOCAL, E->i32, args, 2), c32(E, 0), "");
+        }
         if (sp == IR_S_SHARED) r = in_sh;
-        else if (sp == IR_S_GLOBAL) r = LLVMBuildNot(BLD, in_sh, "");
+        else if (sp == IR_S_GLOBAL)
+            r = LLVMBuildNot(BLD, LLVMBuildOr(BLD, in_sh, LLVMBuildOr(BLD, in_const, in_local, ""), ""), "");
+        else if (sp == IR_S_CONST) r = in_const;
+        else if (sp == IR_S_LOCAL) r = in_local;
         else r = ci(E->i1, 0);
         wr(E, &o[0], IR_T_PRED, r);
         return true;

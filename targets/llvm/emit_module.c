@@ -180,6 +180,9 @@ static bool dispatch(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_MBARRIER_ARRIVE: case IR_OP_MBARRIER_ARRIVE_DROP: case IR_OP_MBARRIER_TEST_WAIT: case IR_OP_MBARRIER_TRY_WAIT:
     case IR_OP_MBARRIER_PENDING_COUNT:
         return emit_sync(E, ins);
+    case IR_OP_MMA: case IR_OP_LDMATRIX: case IR_OP_STMATRIX: case IR_OP_WMMA_LOAD: case IR_OP_WMMA_STORE:
+    case IR_OP_WMMA_MMA:
+        return emit_matrix(E, ins);
     default: return emit_int(E, ins);
     }
 }
@@ -444,7 +447,8 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
     E->i128 = LLVMInt128TypeInContext(E->C);
     E->f32 = LLVMFloatTypeInContext(E->C);
     E->f64 = LLVMDoubleTypeInContext(E->C);
-    E->ptr = LLVMPointerTypeInContext(E->C, 0);
+    /* SPIR-V: untyped pointers are generic (address space 0 is the Function class there) */
+    E->ptr = LLVMPointerTypeInContext(E->C, t->family == TARGET_SPIRV ? t->as_generic : 0);
     E->vd = LLVMVoidTypeInContext(E->C);
     LLVMTypeRef fa[3] = {E->ptr, E->ptr, E->ptr};
     E->fn_ty = LLVMFunctionType(E->vd, fa, 3, 0);
@@ -511,7 +515,8 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
             continue;
         uint64_t size = E->var_size[v] ? E->var_size[v] : 1;
         LLVMTypeRef ty = LLVMArrayType2(E->i8, size);
-        E->gvar[v] = LLVMAddGlobal(E->M, ty, ir_str(m, var->name));
+        E->gvar[v] = LLVMAddGlobalInAddressSpace(E->M, ty, ir_str(m, var->name),
+                                                 t->family == TARGET_SPIRV ? t->as_global : 0);
         LLVMSetAlignment(E->gvar[v], (unsigned)(var_align(var) < 16 ? 16 : var_align(var)));
         LLVMSetLinkage(E->gvar[v], LLVMInternalLinkage);
     }
@@ -524,7 +529,8 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
         if (!init) init = LLVMConstNull(LLVMArrayType2(E->i8, size));
         if (LLVMTypeOf(init) != LLVMGlobalGetValueType(E->gvar[v])) {
             /* replace by a global of the initializer's (struct) type */
-            LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), "");
+            LLVMValueRef g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), "",
+                                                         LLVMGetPointerAddressSpace(LLVMTypeOf(E->gvar[v])));
             LLVMSetAlignment(g, LLVMGetAlignment(E->gvar[v]));
             LLVMSetLinkage(g, LLVMInternalLinkage);
             LLVMReplaceAllUsesWith(E->gvar[v], g);
@@ -537,14 +543,16 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
         LLVMSetInitializer(E->gvar[v], init);
         if (var_space(E, v) == IR_S_CONST) LLVMSetGlobalConstant(E->gvar[v], 0); /* the host may write .const */
     }
-    LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
-    LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
+    if (t->family != TARGET_SPIRV) { /* SPIR-V: no runtime table, no host descriptor (targets/spirv/) */
+        LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
+        LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
+    }
     /* bodies */
     for (uint32_t fi = 0; fi < m->nfuncs && E->failed <= 200; fi++) {
         if (m->funcs[fi].has_body) emit_body(E, fi);
         else emit_runtime_stub(E, fi);
     }
-    if (!E->failed) emit_descriptor(E);
+    if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
     free(E->gvar);

@@ -116,16 +116,26 @@ LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
 }
 
 LLVMValueRef rt_fn(emit_ctx *E, unsigned slot) {
+    if (E->t->hooks && E->t->hooks->rt_fn) return E->t->hooks->rt_fn(E, slot);
     LLVMValueRef rt = ctx_field(E, CTX_RT, E->ptr);
     LLVMValueRef v = LLVMBuildLoad2(E->B, E->ptr, gep8(E, rt, c64(E, 8 + 8 * slot)), "");
     return v;
 }
 
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
+    if (E->t->hooks && E->t->hooks->rt_call) return E->t->hooks->rt_call(E, slot, ret, args, n);
     LLVMTypeRef at[8];
     for (unsigned i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, at, n, 0);
     return LLVMBuildCall2(E->B, ft, rt_fn(E, slot), args, n, "");
+}
+
+/* An alloca (address space 0) as E->ptr: the same value on the host, a generic pointer on SPIR-V. */
+LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p) {
+    if (LLVMTypeOf(p) == E->ptr) return p;
+    if (LLVMIsAInstruction(p) && LLVMGetInstructionParent(p) == LLVMGetInsertBlock(E->AB))
+        return LLVMBuildAddrSpaceCast(E->AB, p, E->ptr, "");
+    return LLVMBuildAddrSpaceCast(E->B, p, E->ptr, "");
 }
 
 LLVMValueRef smem_base(emit_ctx *E) { return ctx_field(E, CTX_SMEM, E->ptr); }
@@ -324,7 +334,7 @@ static LLVMValueRef local_alloca(emit_ctx *E, uint32_t var) {
         unsigned al = v->align ? v->align : 8;
         if (al < 8) al = 8;
         LLVMSetAlignment(a, al);
-        E->lvar[var] = a;
+        E->lvar[var] = as_generic(E, a);
     }
     return E->lvar[var];
 }

@@ -561,7 +561,8 @@ def gen_approx():
     op_case(fam, "lg2_approx_f32_far", "lg2.approx.f32 %D, %A;", [("f32", lg_far)], ["b32"], cmp="ulp:8:f32",
             comment="PTX ISA: lg2.approx.f32 max relative error 2^-22 outside (0.5, 2); 2x bound = 8 ulp")
     op_case(fam, "lg2_approx_f32_specials", "lg2.approx.f32 %D, %A;",
-            [("f32", ["+0", "-0", "inf", "-inf", "nan", "-one", "one", "dmin", "nmin"])], ["b32"], cmp=XN32)
+            [("f32", ["+0", "-0", "inf", "-inf", "nan", "-one", "one", "dmin", "nmin"])], ["b32"], cmp="ulp:8:f32",
+            comment="PTX ISA: relative error 2^-22 outside (0.5, 2); NVIDIA gives -126+2^-17 for 2^-126 (1 ulp)")
     pos = [f(2.0 ** (e / 7.0)) for e in range(-880, 890, 7)]
     op_case(fam, "rsqrt_approx_f32", "rsqrt.approx.f32 %D, %A;", [("f32", pos)], ["b32"], cmp="ulp:5:f32",
             comment="PTX ISA: rsqrt.approx.f32 max relative error 2^-22.9; 2x bound ~ 4.3 ulp")

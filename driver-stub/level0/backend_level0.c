@@ -1,0 +1,266 @@
+/* backend_level0.c — P2N_BACKEND=level0: runs ptx2native's SPIR-V (arch spirv64) on Intel GPUs through Level
+ * Zero. libze_loader.so.1 is dlopen'ed (Debian libze1). Device memory is USM (zeMemAllocShared, so CUDA's raw
+ * pointers are valid on both sides; host_access = 1 like an integrated device); modules come from
+ * zeModuleCreate(ZE_MODULE_FORMAT_IL_SPIRV); one immediate-style pair (command list + queue) executes launches
+ * synchronously, with an event per launch for error reporting. Kernel ABI: targets/spirv/spirv_lower.c.
+ * UNTESTED on hardware (no Intel GPU here): without a driver, init fails with a clear message. */
+#include <dlfcn.h>
+#include <level_zero/ze_api.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../backend.h"
+#include "spirv/spirv_meta.h"
+
+#define ZEFNS(X)                                                                                                  \
+    X(zeInit) X(zeDriverGet) X(zeDeviceGet) X(zeDeviceGetProperties) X(zeDeviceGetComputeProperties)              \
+    X(zeDeviceGetModuleProperties) X(zeContextCreate) X(zeCommandQueueCreate) X(zeCommandListCreate)              \
+    X(zeCommandListReset) X(zeCommandListClose) X(zeCommandQueueExecuteCommandLists) X(zeCommandQueueSynchronize) \
+    X(zeCommandListAppendLaunchKernel) X(zeCommandListAppendMemoryCopy) X(zeCommandListAppendMemoryFill)          \
+    X(zeMemAllocShared) X(zeMemAllocHost) X(zeMemFree) X(zeModuleCreate) X(zeModuleDestroy)                       \
+    X(zeModuleBuildLogGetString) X(zeModuleBuildLogDestroy) X(zeModuleGetGlobalPointer) X(zeKernelCreate)         \
+    X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize) X(zeKernelSetIndirectAccess) X(zeKernelGetProperties)
+
+static struct {
+#define DECL(f) __typeof__(f) *f;
+    ZEFNS(DECL)
+#undef DECL
+} ze;
+
+static struct {
+    void *lib;
+    ze_driver_handle_t drv;
+    ze_device_handle_t dev;
+    ze_context_handle_t ctx;
+    ze_command_queue_handle_t q;
+    ze_command_list_handle_t cl;
+} S;
+
+struct p2n_bk_module {
+    ze_module_handle_t mod;
+    spirv_module_meta meta;
+};
+struct p2n_bk_kernel {
+    ze_kernel_handle_t k;
+    p2n_bk_module *m;
+    const spirv_kernel_meta *km;
+};
+
+static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *msg(const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return strdup(buf);
+}
+
+static CUresult l0_init(p2n_bk_device_info *info, char **err) {
+    S.lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!S.lib) { if (err) *err = msg("cannot load libze_loader.so.1 (package libze1): %s", dlerror()); return CUDA_ERROR_NO_DEVICE; }
+#define LOAD(f)                                                                                                   \
+    if (!(ze.f = (__typeof__(f) *)dlsym(S.lib, #f))) {                                                           \
+        if (err) *err = msg("libze_loader.so.1 lacks %s", #f);                                                    \
+        return CUDA_ERROR_NO_DEVICE;                                                                              \
+    }
+    ZEFNS(LOAD)
+#undef LOAD
+    ze_result_t r = ze.zeInit(ZE_INIT_FLAG_GPU_ONLY);
+    uint32_t nd = 0;
+    if (r == ZE_RESULT_SUCCESS) r = ze.zeDriverGet(&nd, NULL);
+    if (r != ZE_RESULT_SUCCESS || !nd) {
+        if (err) *err = msg("no Level Zero GPU driver (zeInit/zeDriverGet: 0x%x, %u drivers); an Intel GPU and "
+                            "intel-level-zero-gpu (compute-runtime) are needed", (unsigned)r, nd);
+        return CUDA_ERROR_NO_DEVICE;
+    }
+    nd = 1;
+    ze.zeDriverGet(&nd, &S.drv);
+    uint32_t ndev = 1;
+    if (ze.zeDeviceGet(S.drv, &ndev, &S.dev) != ZE_RESULT_SUCCESS || !ndev) {
+        if (err) *err = msg("the Level Zero driver has no device");
+        return CUDA_ERROR_NO_DEVICE;
+    }
+    ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
+    ze_device_compute_properties_t cp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_COMPUTE_PROPERTIES};
+    ze_device_module_properties_t mp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MODULE_PROPERTIES};
+    ze.zeDeviceGetProperties(S.dev, &dp);
+    ze.zeDeviceGetComputeProperties(S.dev, &cp);
+    ze.zeDeviceGetModuleProperties(S.dev, &mp);
+    int has32 = 0;
+    for (uint32_t i = 0; i < cp.numSubGroupSizes; i++) has32 |= cp.subGroupSizes[i] == 32;
+    if (!has32) { if (err) *err = msg("the device has no sub-group size 32 (CUDA warps need it)"); return CUDA_ERROR_NO_DEVICE; }
+    ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    if (ze.zeContextCreate(S.drv, &cd, &S.ctx) != ZE_RESULT_SUCCESS ||
+        ze.zeCommandQueueCreate(S.ctx, S.dev, &qd, &S.q) != ZE_RESULT_SUCCESS ||
+        ze.zeCommandListCreate(S.ctx, S.dev, &ld, &S.cl) != ZE_RESULT_SUCCESS) {
+        if (err) *err = msg("cannot create a Level Zero context/queue");
+        return CUDA_ERROR_NO_DEVICE;
+    }
+    memset(info, 0, sizeof *info);
+    snprintf(info->name, sizeof info->name, "%.200s (Level Zero, ptx2native; SPIR-V %u.%u)", dp.name,
+             ZE_MAJOR_VERSION(mp.spirvVersionSupported), ZE_MINOR_VERSION(mp.spirvVersionSupported));
+    info->total_mem = 0;
+    info->multiprocessor_count = (int)(dp.numSlices * dp.numSubslicesPerSlice);
+    info->clock_rate_khz = (int)dp.coreClockRate * 1000;
+    info->max_threads_per_block = cp.maxTotalGroupSize > 1024 ? 1024 : (int)cp.maxTotalGroupSize;
+    info->max_shared_per_block = cp.maxSharedLocalMemory < 49152 ? (int)cp.maxSharedLocalMemory : 49152;
+    info->max_shared_per_block_optin = (int)cp.maxSharedLocalMemory;
+    info->max_shared_per_sm = (int)cp.maxSharedLocalMemory;
+    info->warp_size = 32;
+    info->integrated = (dp.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
+    info->host_access = 1; /* shared USM */
+    memcpy(info->uuid, dp.uuid.id, 16);
+    return CUDA_SUCCESS;
+}
+
+static int l0_device_count(void) { return 1; }
+
+static CUresult l0_mem_alloc(size_t size, void **out) {
+    ze_device_mem_alloc_desc_t dd = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC};
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    return ze.zeMemAllocShared(S.ctx, &dd, &hd, size ? size : 1, 256, S.dev, out) == ZE_RESULT_SUCCESS
+               ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+static void l0_mem_free(void *p) { if (p) ze.zeMemFree(S.ctx, p); }
+static CUresult l0_host_alloc(size_t size, void **out) {
+    ze_host_mem_alloc_desc_t hd = {.stype = ZE_STRUCTURE_TYPE_HOST_MEM_ALLOC_DESC};
+    return ze.zeMemAllocHost(S.ctx, &hd, size ? size : 1, 64, out) == ZE_RESULT_SUCCESS ? CUDA_SUCCESS
+                                                                                          : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+static CUresult run_list(void) {
+    if (ze.zeCommandListClose(S.cl) != ZE_RESULT_SUCCESS) return CUDA_ERROR_LAUNCH_FAILED;
+    ze_result_t r = ze.zeCommandQueueExecuteCommandLists(S.q, 1, &S.cl, NULL);
+    if (r == ZE_RESULT_SUCCESS) r = ze.zeCommandQueueSynchronize(S.q, UINT64_MAX);
+    ze.zeCommandListReset(S.cl);
+    return r == ZE_RESULT_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_LAUNCH_FAILED;
+}
+
+static CUresult l0_module_load(const void *image, size_t size, p2n_bk_module **out, char **err) {
+    if (size % 4 || size < 20 || *(const uint32_t *)image != 0x07230203) {
+        if (err) *err = msg("not a SPIR-V module (the level0 backend loads arch spirv64 code)");
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    p2n_bk_module *m = calloc(1, sizeof *m);
+    spirv_read_meta(image, size / 4, &m->meta);
+    ze_module_desc_t md = {.stype = ZE_STRUCTURE_TYPE_MODULE_DESC, .format = ZE_MODULE_FORMAT_IL_SPIRV,
+                           .inputSize = size, .pInputModule = image,
+                           .pBuildFlags = "-ze-opt-greater-than-4GB-buffer-required"};
+    ze_module_build_log_handle_t log = NULL;
+    ze_result_t r = ze.zeModuleCreate(S.ctx, S.dev, &md, &m->mod, &log);
+    if (r != ZE_RESULT_SUCCESS) {
+        size_t ln = 0;
+        char *text = NULL;
+        if (log && ze.zeModuleBuildLogGetString(log, &ln, NULL) == ZE_RESULT_SUCCESS && ln) {
+            text = calloc(1, ln + 1);
+            ze.zeModuleBuildLogGetString(log, &ln, text);
+        }
+        if (err) *err = msg("zeModuleCreate failed (0x%x): %.800s", (unsigned)r, text ? text : "");
+        free(text);
+        if (log) ze.zeModuleBuildLogDestroy(log);
+        spirv_meta_free(&m->meta);
+        free(m);
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    if (log) ze.zeModuleBuildLogDestroy(log);
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+static void l0_module_unload(p2n_bk_module *m) {
+    if (!m) return;
+    ze.zeModuleDestroy(m->mod);
+    spirv_meta_free(&m->meta);
+    free(m);
+}
+
+static CUresult l0_get_kernel(p2n_bk_module *m, const char *name, p2n_bk_kernel **out) {
+    for (unsigned i = 0; i < m->meta.nkernels; i++) {
+        if (strcmp(m->meta.kernels[i].name, name)) continue;
+        ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .pKernelName = name};
+        ze_kernel_handle_t k;
+        if (ze.zeKernelCreate(m->mod, &kd, &k) != ZE_RESULT_SUCCESS) return CUDA_ERROR_NOT_FOUND;
+        /* kernels dereference pointers they were not given as arguments (CUDA pointers in structs, globals) */
+        ze.zeKernelSetIndirectAccess(k, ZE_KERNEL_INDIRECT_ACCESS_FLAG_DEVICE | ZE_KERNEL_INDIRECT_ACCESS_FLAG_HOST |
+                                            ZE_KERNEL_INDIRECT_ACCESS_FLAG_SHARED);
+        p2n_bk_kernel *bk = calloc(1, sizeof *bk);
+        bk->k = k;
+        bk->m = m;
+        bk->km = &m->meta.kernels[i];
+        *out = bk;
+        return CUDA_SUCCESS;
+    }
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+static CUresult l0_get_global(p2n_bk_module *m, const char *name, uint64_t *addr, size_t *size) {
+    void *p = NULL;
+    size_t s = 0;
+    if (ze.zeModuleGetGlobalPointer(m->mod, name, &s, &p) != ZE_RESULT_SUCCESS) return CUDA_ERROR_NOT_FOUND;
+    if (addr) *addr = (uint64_t)(uintptr_t)p;
+    if (size) *size = s;
+    return CUDA_SUCCESS;
+}
+
+static void l0_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
+    memset(o, 0, sizeof *o);
+    o->name = k->km->name;
+    o->num_params = k->km->nparams;
+    o->param_offsets = k->km->offs;
+    o->param_sizes = k->km->sizes;
+    o->param_buffer_size = k->km->pbsize;
+    o->static_shared_bytes = k->km->static_smem;
+    o->max_threads_per_block = 1024;
+    ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
+    if (ze.zeKernelGetProperties(k->k, &kp) == ZE_RESULT_SUCCESS && kp.requiredSubgroupSize &&
+        kp.requiredSubgroupSize != 32)
+        o->max_threads_per_block = 0; /* the pin did not take: unusable for warp-synchronous code */
+}
+
+static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
+    const spirv_kernel_meta *km = k->km;
+    const uint8_t *pb = l->params;
+    ze_result_t r = ZE_RESULT_SUCCESS;
+    for (unsigned i = 0; i < km->nparams && r == ZE_RESULT_SUCCESS; i++)
+        r = ze.zeKernelSetArgumentValue(k->k, i, km->sizes[i], pb + km->offs[i]);
+    size_t lbytes = (size_t)km->static_smem + l->dynamic_shared_bytes;
+    if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetArgumentValue(k->k, km->nparams, lbytes ? lbytes : 16, NULL);
+    uint32_t dyn = l->dynamic_shared_bytes;
+    if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetArgumentValue(k->k, km->nparams + 1, 4, &dyn);
+    if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetGroupSize(k->k, l->block[0], l->block[1], l->block[2]);
+    if (r != ZE_RESULT_SUCCESS) {
+        if (err) *err = msg("Level Zero kernel setup failed (0x%x)", (unsigned)r);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    ze_group_count_t gc = {l->grid[0], l->grid[1], l->grid[2]};
+    if (ze.zeCommandListAppendLaunchKernel(S.cl, k->k, &gc, NULL, 0, NULL) != ZE_RESULT_SUCCESS) {
+        ze.zeCommandListReset(S.cl);
+        return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    CUresult cr = run_list();
+    if (cr != CUDA_SUCCESS && err) *err = msg("Level Zero launch failed");
+    return cr;
+}
+
+const p2n_backend_ops p2n_backend_level0 = {
+    .name = "level0",
+    .code_arch = "spirv64",
+    .init = l0_init,
+    .device_count = l0_device_count,
+    .mem_alloc = l0_mem_alloc,
+    .mem_free = l0_mem_free,
+    .mem_host_alloc = l0_host_alloc,
+    .mem_host_free = l0_mem_free,
+    .module_load = l0_module_load,
+    .module_unload = l0_module_unload,
+    .module_get_kernel = l0_get_kernel,
+    .module_get_global = l0_get_global,
+    .kernel_info = l0_kernel_info,
+    .launch = l0_launch,
+    .synchronize = NULL,
+};

@@ -1,0 +1,251 @@
+/* amdgpu_hooks.c — AMDGPU lowering of what the host target sends through the p2n_rt_table: barriers, warp
+ * operations, clocks, traps and the approximate math, as llvm.amdgcn.* intrinsics (docs/amdgpu.md).
+ *
+ * Warp model: RDNA (gfx10+) runs wave32, one CUDA warp per wave. CDNA (gfx9) runs wave64 holding TWO CUDA
+ * warps: laneid = hwlane & 31, the warp's half is hwlane & 32; ballots use llvm.amdgcn.ballot.i64 shifted by
+ * the half, shuffles read lane (hwlane & 32) | src through ds_bpermute. */
+#include <stdio.h>
+#include <string.h>
+
+#include "amdgpu_target.h"
+#include "../llvm/emit.h"
+#include "../../driver-stub/cpu/host_abi.h"
+
+#define BLD (E->B)
+
+static bool wave64(emit_ctx *E) { return E->t->wave_size == 64; }
+
+/* hardware lane within the wave */
+static LLVMValueRef hw_lane(emit_ctx *E) {
+    LLVMValueRef a[2] = {c32(E, 0xffffffffu), c32(E, 0)};
+    LLVMValueRef lo = intrin(E, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2);
+    if (!wave64(E)) return lo;
+    LLVMValueRef b[2] = {c32(E, 0xffffffffu), lo};
+    return intrin(E, "llvm.amdgcn.mbcnt.hi", NULL, 0, b, 2);
+}
+
+/* bit offset of this lane's CUDA warp inside the wave's 64-bit ballot: 0, or 32 for the upper warp on wave64 */
+static LLVMValueRef warp_half(emit_ctx *E) {
+    if (!wave64(E)) return c32(E, 0);
+    return LLVMBuildAnd(BLD, hw_lane(E), c32(E, 32), "");
+}
+
+/* 32-bit ballot of this lane's CUDA warp */
+static LLVMValueRef ballot32(emit_ctx *E, LLVMValueRef pred_i1) {
+    LLVMValueRef b = intrin(E, "llvm.amdgcn.ballot", &E->i64, 1, &pred_i1, 1);
+    if (wave64(E)) b = LLVMBuildLShr(BLD, b, LLVMBuildZExt(BLD, warp_half(E), E->i64, ""), "");
+    return LLVMBuildTrunc(BLD, b, E->i32, "");
+}
+
+static LLVMValueRef laneid(emit_ctx *E) { return LLVMBuildAnd(BLD, hw_lane(E), c32(E, 31), ""); }
+
+static void workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord) {
+    LLVMValueRef f = LLVMBuildFence(BLD, ord, 0, "");
+    LLVMSetAtomicSyncScopeID(f, LLVMGetSyncScopeID(E->C, "workgroup", 9));
+}
+
+static bool is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
+
+static LLVMValueRef shfl(emit_ctx *E, LLVMValueRef *a) {
+    /* a: ctx mode value b c membermask in_range_ptr (PTX ISA shfl.sync pseudo code) */
+    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+    LLVMValueRef lane = laneid(E);
+    LLVMValueRef bval = LLVMBuildAnd(BLD, a[3], c32(E, 31), "");
+    LLVMValueRef cval = LLVMBuildAnd(BLD, a[4], c32(E, 31), "");
+    LLVMValueRef seg = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, a[4], c32(E, 8), ""), c32(E, 31), "");
+    LLVMValueRef nseg = LLVMBuildXor(BLD, seg, c32(E, 31), "");
+    LLVMValueRef maxl = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, lane, seg, ""), LLVMBuildAnd(BLD, cval, nseg, ""), "");
+    LLVMValueRef minl = LLVMBuildAnd(BLD, lane, seg, "");
+    LLVMValueRef j, p;
+    switch (mode) {
+    case P2N_SHFL_UP:
+        j = LLVMBuildSub(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSGE, j, maxl, "");
+        break;
+    case P2N_SHFL_DOWN:
+        j = LLVMBuildAdd(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    case P2N_SHFL_BFLY:
+        j = LLVMBuildXor(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    default:
+        j = LLVMBuildOr(BLD, minl, LLVMBuildAnd(BLD, bval, nseg, ""), "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    }
+    j = LLVMBuildSelect(BLD, p, j, lane, "");
+    LLVMValueRef src = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, j, c32(E, 31), ""), warp_half(E), "");
+    LLVMValueRef ba[2] = {LLVMBuildShl(BLD, src, c32(E, 2), ""), a[2]};
+    LLVMValueRef r = intrin(E, "llvm.amdgcn.ds.bpermute", NULL, 0, ba, 2);
+    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, p, E->i32, ""), a[6]);
+    return r;
+}
+
+static LLVMValueRef vote(emit_ctx *E, LLVMValueRef *a) {
+    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+    LLVMValueRef pred = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
+    LLVMValueRef mask = a[3];
+    LLVMValueRef b = LLVMBuildAnd(BLD, ballot32(E, pred), mask, "");
+    LLVMValueRef act = LLVMBuildAnd(BLD, ballot32(E, LLVMConstInt(E->i1, 1, 0)), mask, "");
+    switch (mode) {
+    case P2N_VOTE_BALLOT: return b;
+    case P2N_VOTE_ANY: return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntNE, b, c32(E, 0), ""), E->i32, "");
+    case P2N_VOTE_ALL: return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, b, act, ""), E->i32, "");
+    default: {
+        LLVMValueRef none = LLVMBuildICmp(BLD, LLVMIntEQ, b, c32(E, 0), "");
+        LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, b, act, "");
+        return LLVMBuildZExt(BLD, LLVMBuildOr(BLD, none, all, ""), E->i32, "");
+    }
+    }
+}
+
+/* The generation of the ISA: 9, 10, 11, 12 */
+static unsigned gfx_major(emit_ctx *E) {
+    const char *c = E->t->cpu;
+    return c[3] == '9' ? 9 : (unsigned)((c[3] - '0') * 10 + (c[4] - '0'));
+}
+
+/* a 64-bit counter: shader clock (clock64) or the 100 MHz real-time counter (globaltimer, scaled to ns) */
+static LLVMValueRef counter(emit_ctx *E, bool realtime) {
+    unsigned g = gfx_major(E);
+    LLVMValueRef r;
+    if (g >= 11) {
+        /* s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME (0x83) / MSG_RTN_GET_TMA... : use realtime for both */
+        LLVMValueRef m = c32(E, 0x83);
+        r = intrin(E, "llvm.amdgcn.s.sendmsg.rtn", &E->i64, 1, &m, 1);
+        if (!realtime) return r;
+    } else if (realtime) {
+        r = intrin(E, "llvm.amdgcn.s.memrealtime", NULL, 0, NULL, 0);
+    } else {
+        return intrin(E, "llvm.amdgcn.s.memtime", NULL, 0, NULL, 0);
+    }
+    return LLVMBuildMul(BLD, r, c64(E, 10), ""); /* 100 MHz -> ns */
+}
+
+/* Markers the module lowering resolves (they need the function context: kernel exit = return). */
+static LLVMValueRef marker(emit_ctx *E, const char *name) {
+    LLVMValueRef f = LLVMGetNamedFunction(E->M, name);
+    LLVMTypeRef ft = LLVMFunctionType(E->vd, NULL, 0, 0);
+    if (!f) f = LLVMAddFunction(E->M, name, ft);
+    return LLVMBuildCall2(BLD, ft, f, NULL, 0, "");
+}
+
+static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *a, unsigned n) {
+    (void)n;
+    switch (slot) {
+    case RT_BARRIER:
+        /* bar.sync / barrier.sync with barrier 0 and all threads: s_barrier between workgroup fences
+         * (the fences the shared emission puts around it are narrowed to workgroup scope afterwards) */
+        if (!is_const(a[1], 0) || !is_const(a[2], 0) || !is_const(a[3], 0)) {
+            emit_unsupported(E, "only barrier 0 over the whole CTA (bar.sync 0) is supported on AMDGPU");
+            return NULL;
+        }
+        workgroup_fence(E, LLVMAtomicOrderingRelease);
+        intrin(E, "llvm.amdgcn.s.barrier", NULL, 0, NULL, 0);
+        workgroup_fence(E, LLVMAtomicOrderingAcquire);
+        return NULL;
+    case RT_WARP_SYNC:
+        intrin(E, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0);
+        return NULL;
+    case RT_SHFL: return shfl(E, a);
+    case RT_VOTE: return vote(E, a);
+    case RT_ACTIVEMASK: return ballot32(E, LLVMConstInt(E->i1, 1, 0));
+    case RT_YIELD: {
+        LLVMValueRef k = c32(E, 1);
+        intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &k, 1);
+        return NULL;
+    }
+    case RT_CLOCK64: return counter(E, false);
+    case RT_GLOBALTIMER: return counter(E, true);
+    case RT_TRAP:
+        intrin(E, "llvm.trap", NULL, 0, NULL, 0);
+        return NULL;
+    case RT_ASSERTFAIL: /* __assertfail: the message is not printed; the kernel traps */
+        intrin(E, "llvm.trap", NULL, 0, NULL, 0);
+        return NULL;
+    case RT_EXIT_THREAD:
+        if (E->ins && E->f && E->f->is_entry) return marker(E, "__p2n_amd_exit");
+        emit_unsupported(E, "exit inside a device function");
+        return NULL;
+    case RT_IS_LOCAL: {
+        LLVMValueRef p = LLVMBuildIntToPtr(BLD, a[1], E->ptr, "");
+        LLVMValueRef r = intrin(E, "llvm.amdgcn.is.private", NULL, 0, &p, 1);
+        return LLVMBuildZExt(BLD, r, E->i32, "");
+    }
+    case RT_VPRINTF: case RT_MALLOC: case RT_FREE:
+        if (!E->ins) { /* runtime stub body: diagnosed by amdgpu_lower_module when called */
+            intrin(E, "llvm.trap", NULL, 0, NULL, 0);
+            return ret == E->vd ? NULL : LLVMGetPoison(ret);
+        }
+        /* fall through */
+    default: {
+        static const char *const names[] = {
+            "bar.red", "bar.red", "shfl", "vote", "match.any", "match.all", "redux", "activemask", "bar.warp.sync",
+            "elect", "yield", "clock64", "globaltimer", "%smid", "printf", "trap", "assert", "exit", "sin", "cos",
+            "ex2", "lg2", "tanh", "fma", "fma", "malloc", "free", "warp matrix operation", "isspacep.local"};
+        char why[160];
+        snprintf(why, sizeof why, "%s is not implemented for AMDGPU yet",
+                 slot < sizeof names / sizeof names[0] ? names[slot] : "runtime operation");
+        emit_unsupported(E, why);
+        return ret == E->vd ? NULL : LLVMGetPoison(ret);
+    }
+    }
+}
+
+/* Math the host takes from the runtime table: direct functions on AMDGPU (approximate forms only). */
+static LLVMValueRef amd_rt_fn(emit_ctx *E, unsigned slot) {
+    LLVMTypeRef ty = slot == RT_FMA ? E->f64 : E->f32;
+    if (slot == RT_FMA || slot == RT_FMAF) {
+        unsigned id = LLVMLookupIntrinsicID("llvm.fma", 8);
+        return LLVMGetIntrinsicDeclaration(E->M, id, &ty, 1);
+    }
+    const char *name = slot == RT_SINF ? "__p2n_amd_sin_approx" : slot == RT_COSF ? "__p2n_amd_cos_approx"
+                     : slot == RT_EXP2F ? "__p2n_amd_ex2_approx" : slot == RT_LOG2F ? "__p2n_amd_lg2_approx"
+                     : slot == RT_TANHF ? "__p2n_amd_tanh_approx" : NULL;
+    if (!name) {
+        emit_unsupported(E, "runtime function not available on AMDGPU");
+        return LLVMGetPoison(E->ptr);
+    }
+    LLVMValueRef f = LLVMGetNamedFunction(E->M, name);
+    if (f) return f;
+    LLVMTypeRef ft = LLVMFunctionType(E->f32, &E->f32, 1, 0);
+    f = LLVMAddFunction(E->M, name, ft);
+    LLVMSetLinkage(f, LLVMInternalLinkage);
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
+    LLVMBuilderRef saved = E->B;
+    E->B = LLVMCreateBuilderInContext(E->C);
+    LLVMPositionBuilderAtEnd(E->B, LLVMAppendBasicBlockInContext(E->C, f, "entry"));
+    LLVMValueRef x = LLVMGetParam(f, 0), r;
+    LLVMTypeRef f32 = E->f32;
+    switch (slot) {
+    case RT_SINF: case RT_COSF: {
+        /* v_sin/v_cos take revolutions */
+        LLVMValueRef rev = LLVMBuildFMul(E->B, x, LLVMConstReal(f32, 0.15915494309189535), "");
+        r = intrin(E, slot == RT_SINF ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", &f32, 1, &rev, 1);
+        break;
+    }
+    case RT_EXP2F: r = intrin(E, "llvm.amdgcn.exp2", &f32, 1, &x, 1); break;
+    case RT_LOG2F: r = intrin(E, "llvm.amdgcn.log", &f32, 1, &x, 1); break;
+    default: {
+        /* tanh(x) = sign(x) * (1 - 2 / (exp2(2|x| log2 e) + 1)), exact 0 at 0, saturates to +-1 */
+        LLVMValueRef ax = intrin(E, "llvm.fabs", &f32, 1, &x, 1);
+        LLVMValueRef t = LLVMBuildFMul(E->B, ax, LLVMConstReal(f32, 2.8853900817779268), "");
+        LLVMValueRef e = intrin(E, "llvm.amdgcn.exp2", &f32, 1, &t, 1);
+        LLVMValueRef d = LLVMBuildFAdd(E->B, e, LLVMConstReal(f32, 1.0), "");
+        LLVMValueRef q = intrin(E, "llvm.amdgcn.rcp", &f32, 1, &d, 1);
+        LLVMValueRef m = LLVMBuildFSub(E->B, LLVMConstReal(f32, 1.0), LLVMBuildFMul(E->B, q, LLVMConstReal(f32, 2.0), ""), "");
+        LLVMValueRef cs[2] = {m, x};
+        r = intrin(E, "llvm.copysign", &f32, 1, cs, 2);
+        break;
+    }
+    }
+    LLVMBuildRet(E->B, r);
+    LLVMDisposeBuilder(E->B);
+    E->B = saved;
+    return f;
+}
+
+const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call};

@@ -1,0 +1,354 @@
+/* amdgpu_lower.c — the host-model LLVM module emit_module produced -> an AMDGPU (HSA, COV5) module.
+ *
+ * emit_module builds every kernel as `void body(ptr params, ptr ctx)` reading ids and sizes from the
+ * p2n_thread_ctx (driver-stub/cpu/host_abi.h) and describes the kernels in the host descriptor
+ * `__p2n_module`. Here each kernel gets an `amdgpu_kernel` wrapper whose explicit arguments ARE the PTX
+ * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx from
+ * llvm.amdgcn.workitem.id / workgroup.id and the HSA dispatch packet and calls the (always inlined) body;
+ * after inlining SROA turns every ctx access into the intrinsic value. Shared memory is one static LDS
+ * global plus the external zero-size LDS array for dynamic shared memory (placed right after it). */
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "amdgpu_target.h"
+#include "../../driver-stub/cpu/host_abi.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static void init(void) {
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+}
+void amdgpu_init_llvm(void) { pthread_once(&once, init); }
+
+typedef struct lower {
+    LLVMContextRef C;
+    LLVMModuleRef M;
+    LLVMBuilderRef B;
+    const target_desc *t;
+    p2n_diags *d;
+    LLVMTypeRef i1, i8, i16, i32, i64, ptr, p3, p4, vd;
+} lower;
+
+static LLVMValueRef k32(lower *L, uint64_t v) { return LLVMConstInt(L->i32, v, 0); }
+static LLVMValueRef k64(lower *L, uint64_t v) { return LLVMConstInt(L->i64, v, 0); }
+
+static LLVMValueRef call_intrin(lower *L, const char *name, LLVMTypeRef *tys, unsigned nt, LLVMValueRef *a, unsigned n) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(L->M, id, tys, nt);
+    return LLVMBuildCall2(L->B, LLVMIntrinsicGetType(L->C, id, tys, nt), fn, a, n, "");
+}
+
+static uint64_t elem_u(LLVMValueRef agg, unsigned i) {
+    LLVMValueRef e = LLVMGetAggregateElement(agg, i);
+    return e && LLVMIsAConstantInt(e) ? LLVMConstIntGetZExtValue(e) : 0;
+}
+
+static void add_str_attr(lower *L, LLVMValueRef f, const char *k, const char *v) {
+    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(L->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
+}
+
+static LLVMValueRef load_dp(lower *L, LLVMValueRef dp, unsigned off, LLVMTypeRef ty) {
+    LLVMValueRef o = k64(L, off);
+    LLVMValueRef p = LLVMBuildGEP2(L->B, L->i8, dp, &o, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(L->B, ty, p, "");
+    LLVMSetAlignment(v, ty == L->i16 ? 2 : 4);
+    return LLVMBuildZExt(L->B, v, L->i32, "");
+}
+
+static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) {
+    LLVMValueRef o = k64(L, off);
+    LLVMBuildStore(L->B, v, LLVMBuildGEP2(L->B, L->i8, ctx, &o, 1, ""));
+}
+
+/* one kernel descriptor element of __p2n_kernels -> the amdgpu_kernel wrapper */
+static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef lds, uint64_t static_smem) {
+    LLVMValueRef body = LLVMGetAggregateElement(kd, 1);
+    unsigned np = (unsigned)elem_u(kd, 2);
+    LLVMValueRef offs_g = LLVMGetAggregateElement(kd, 3), sizes_g = LLVMGetAggregateElement(kd, 4);
+    LLVMValueRef offs = np ? LLVMGetInitializer(offs_g) : NULL, sizes = np ? LLVMGetInitializer(sizes_g) : NULL;
+    LLVMValueRef mx = LLVMGetAggregateElement(kd, 9), rq = LLVMGetAggregateElement(kd, 10);
+    size_t nl;
+    char *name = strdup(LLVMGetValueName2(body, &nl));
+    char *bname = malloc(nl + 16);
+    snprintf(bname, nl + 16, "%s.p2n.body", name);
+    LLVMSetValueName2(body, bname, strlen(bname));
+    free(bname);
+    LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(L->C, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
+    /* explicit kernel arguments = the PTX parameter buffer */
+    LLVMTypeRef *at = calloc(2 * np + 1, sizeof *at);
+    unsigned na = 0;
+    uint64_t cur = 0;
+    for (unsigned i = 0; i < np; i++) {
+        uint64_t o = elem_u(offs, i), s = elem_u(sizes, i);
+        if (o < cur) { free(at); free(name); return false; }
+        if (o > cur) at[na++] = LLVMArrayType2(L->i8, o - cur);
+        at[na++] = LLVMArrayType2(L->i8, s ? s : 1);
+        cur = o + (s ? s : 1);
+    }
+    LLVMValueRef k = LLVMAddFunction(L->M, name, LLVMFunctionType(L->vd, at, na, 0));
+    free(at);
+    LLVMSetFunctionCallConv(k, LLVMAMDGPUKERNELCallConv);
+    LLVMSetVisibility(k, LLVMProtectedVisibility);
+    unsigned fx = 1, fy = 1, fz = 1;
+    bool req = elem_u(rq, 0) != 0, maxn = elem_u(mx, 0) != 0;
+    char buf[64];
+    if (req || maxn) {
+        LLVMValueRef v = req ? rq : mx;
+        fx = (unsigned)elem_u(v, 0);
+        fy = (unsigned)(elem_u(v, 1) ? elem_u(v, 1) : 1);
+        fz = (unsigned)(elem_u(v, 2) ? elem_u(v, 2) : 1);
+        unsigned tot = fx * fy * fz;
+        snprintf(buf, sizeof buf, "%u,%u", req ? tot : 1, tot);
+    } else {
+        snprintf(buf, sizeof buf, "1,1024");
+    }
+    add_str_attr(L, k, "amdgpu-flat-work-group-size", buf);
+    add_str_attr(L, k, "uniform-work-group-size", "true");
+    LLVMAddAttributeAtIndex(k, LLVMAttributeFunctionIndex,
+                            LLVMCreateEnumAttribute(L->C, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
+    free(name);
+
+    LLVMPositionBuilderAtEnd(L->B, LLVMAppendBasicBlockInContext(L->C, k, "entry"));
+    LLVMTypeRef ctx_ty = LLVMArrayType2(L->i8, sizeof(p2n_thread_ctx));
+    LLVMValueRef ctx5 = LLVMBuildAlloca(L->B, ctx_ty, "ctx");
+    LLVMSetAlignment(ctx5, 8);
+    LLVMValueRef ctx = LLVMBuildAddrSpaceCast(L->B, ctx5, L->ptr, "");
+    LLVMValueRef dp = call_intrin(L, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0);
+    LLVMValueRef tid[3], ntid[3];
+    static const char *const wi[3] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z"};
+    static const char *const wg[3] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y", "llvm.amdgcn.workgroup.id.z"};
+    for (unsigned c = 0; c < 3; c++) {
+        tid[c] = call_intrin(L, wi[c], NULL, 0, NULL, 0);
+        ntid[c] = load_dp(L, dp, 4 + 2 * c, L->i16);
+        LLVMValueRef grid = load_dp(L, dp, 12 + 4 * c, L->i32);
+        store_ctx(L, ctx, offsetof(p2n_thread_ctx, tid) + 4 * c, tid[c]);
+        store_ctx(L, ctx, offsetof(p2n_thread_ctx, ntid) + 4 * c, ntid[c]);
+        store_ctx(L, ctx, offsetof(p2n_thread_ctx, ctaid) + 4 * c, call_intrin(L, wg[c], NULL, 0, NULL, 0));
+        store_ctx(L, ctx, offsetof(p2n_thread_ctx, nctaid) + 4 * c, LLVMBuildUDiv(L->B, grid, ntid[c], ""));
+    }
+    LLVMValueRef lin = LLVMBuildAdd(L->B, tid[0],
+        LLVMBuildMul(L->B, ntid[0], LLVMBuildAdd(L->B, tid[1], LLVMBuildMul(L->B, ntid[1], tid[2], ""), ""), ""), "");
+    LLVMValueRef nthr = LLVMBuildMul(L->B, LLVMBuildMul(L->B, ntid[0], ntid[1], ""), ntid[2], "");
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, laneid), LLVMBuildAnd(L->B, lin, k32(L, 31), ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, warpid), LLVMBuildLShr(L->B, lin, k32(L, 5), ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, nwarpid),
+              LLVMBuildLShr(L->B, LLVMBuildAdd(L->B, nthr, k32(L, 31), ""), k32(L, 5), ""));
+    LLVMValueRef gseg = load_dp(L, dp, 28, L->i32); /* group_segment_size: static + dynamic LDS */
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, dynamic_smem_size), LLVMBuildSub(L->B, gseg, k32(L, static_smem), ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem), lds ? LLVMBuildAddrSpaceCast(L->B, lds, L->ptr, "") : LLVMConstNull(L->ptr));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem_size), gseg);
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, yield_budget), k32(L, 0x7fffffff));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, rt), LLVMConstNull(L->ptr));
+    LLVMValueRef ka = call_intrin(L, "llvm.amdgcn.kernarg.segment.ptr", NULL, 0, NULL, 0);
+    LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(L->B, ka, L->ptr, ""), ctx};
+    LLVMTypeRef bt[2] = {L->ptr, L->ptr};
+    LLVMBuildCall2(L->B, LLVMFunctionType(L->vd, bt, 2, 0), body, args, 2, "");
+    LLVMBuildRetVoid(L->B);
+    return true;
+}
+
+static void retarget_globals(lower *L) {
+    for (LLVMValueRef g = LLVMGetFirstGlobal(L->M), nx; g; g = nx) {
+        nx = LLVMGetNextGlobal(g);
+        if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 0) continue;
+        size_t nl;
+        char *name = strdup(LLVMGetValueName2(g, &nl));
+        LLVMValueRef n = LLVMAddGlobalInAddressSpace(L->M, LLVMGlobalGetValueType(g), "", 1);
+        LLVMSetAlignment(n, LLVMGetAlignment(g));
+        LLVMSetGlobalConstant(n, LLVMIsGlobalConstant(g));
+        LLVMValueRef init = LLVMGetInitializer(g);
+        bool named = name[0] && name[0] != '.' && strncmp(name, "__p2n", 5) != 0;
+        LLVMLinkage lk = LLVMGetLinkage(g);
+        if (named && init && lk == LLVMInternalLinkage) {
+            /* PTX globals are found by name (cuModuleGetGlobal): export them */
+            lk = LLVMExternalLinkage;
+            LLVMSetVisibility(n, LLVMProtectedVisibility);
+        }
+        LLVMSetLinkage(n, lk);
+        if (init) LLVMSetInitializer(n, init);
+        LLVMReplaceAllUsesWith(g, LLVMConstAddrSpaceCast(n, L->ptr));
+        LLVMDeleteGlobal(g);
+        LLVMSetValueName2(n, name, nl);
+        free(name);
+    }
+}
+
+/* allocas in address space 0 (emitted before the data layout was known) -> addrspace(5) + cast */
+static void retarget_allocas(lower *L) {
+    for (LLVMValueRef f = LLVMGetFirstFunction(L->M); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb), nx; i; i = nx) {
+                nx = LLVMGetNextInstruction(i);
+                if (!LLVMIsAAllocaInst(i) || LLVMGetPointerAddressSpace(LLVMTypeOf(i)) != 0) continue;
+                LLVMPositionBuilderBefore(L->B, i);
+                LLVMValueRef a = LLVMBuildArrayAlloca(L->B, LLVMGetAllocatedType(i), LLVMGetOperand(i, 0), "");
+                LLVMSetAlignment(a, LLVMGetAlignment(i));
+                LLVMValueRef c = LLVMBuildAddrSpaceCast(L->B, a, L->ptr, "");
+                LLVMReplaceAllUsesWith(i, c);
+                LLVMInstructionEraseFromParent(i);
+            }
+}
+
+static bool is_call_to(LLVMValueRef i, LLVMValueRef f) {
+    return i && LLVMIsACallInst(i) && LLVMGetCalledValue(i) == f;
+}
+
+/* s_barrier: the fences right around it (seq_cst, system scope from the shared emission) -> workgroup */
+static void narrow_barrier_fences(lower *L) {
+    LLVMValueRef bar = LLVMGetNamedFunction(L->M, "llvm.amdgcn.s.barrier");
+    if (!bar) return;
+    unsigned wg = LLVMGetSyncScopeID(L->C, "workgroup", 9);
+    for (LLVMValueRef f = LLVMGetFirstFunction(L->M); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
+                if (!is_call_to(i, bar)) continue;
+                for (int dir = 0; dir < 2; dir++) {
+                    LLVMValueRef j = i;
+                    for (int k = 0; k < 2; k++) { /* our own workgroup fence, then the emission's */
+                        j = dir ? LLVMGetNextInstruction(j) : LLVMGetPreviousInstruction(j);
+                        if (!j || !LLVMIsAFenceInst(j)) break;
+                        LLVMSetAtomicSyncScopeID(j, wg);
+                    }
+                }
+            }
+}
+
+/* kernel `exit`: the hook left a marker call followed by unreachable: return instead */
+static void lower_exit(lower *L) {
+    LLVMValueRef mk = LLVMGetNamedFunction(L->M, "__p2n_amd_exit");
+    if (!mk) return;
+    for (LLVMUseRef u; (u = LLVMGetFirstUse(mk));) {
+        LLVMValueRef call = LLVMGetUser(u);
+        LLVMPositionBuilderBefore(L->B, call);
+        LLVMBuildRetVoid(L->B);
+        for (LLVMValueRef i = call, nx; i; i = nx) {
+            nx = LLVMGetNextInstruction(i);
+            LLVMInstructionEraseFromParent(i);
+        }
+    }
+    LLVMDeleteFunction(mk);
+}
+
+bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
+                         p2n_diags *d, bool *internal) {
+    amdgpu_init_llvm();
+    lower LL = {.C = C, .M = M, .t = t, .d = d}, *L = &LL;
+    L->B = LLVMCreateBuilderInContext(C);
+    L->i1 = LLVMInt1TypeInContext(C);
+    L->i8 = LLVMInt8TypeInContext(C);
+    L->i16 = LLVMInt16TypeInContext(C);
+    L->i32 = LLVMInt32TypeInContext(C);
+    L->i64 = LLVMInt64TypeInContext(C);
+    L->ptr = LLVMPointerTypeInContext(C, 0);
+    L->p3 = LLVMPointerTypeInContext(C, 3);
+    L->p4 = LLVMPointerTypeInContext(C, 4);
+    L->vd = LLVMVoidTypeInContext(C);
+    bool ok = true;
+    /* the data layout first: new allocas go to addrspace(5) */
+    char *err = NULL;
+    LLVMTargetRef T;
+    if (LLVMGetTargetFromTriple(t->triple, &T, &err)) {
+        diag_plain(d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err ? err : "");
+        LLVMDisposeMessage(err);
+        *internal = true;
+        LLVMDisposeBuilder(L->B);
+        return false;
+    }
+    LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, t->triple, t->cpu, "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
+                                                      LLVMCodeModelDefault);
+    LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
+    LLVMSetModuleDataLayout(M, DL);
+    LLVMDisposeTargetData(DL);
+    LLVMDisposeTargetMachine(TM);
+
+    /* runtime stubs the host would forward to its table: no device printf/malloc yet */
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        if (m->funcs[fi].has_body) continue;
+        const char *n = ir_str(m, m->funcs[fi].name);
+        LLVMValueRef f = LLVMGetNamedFunction(M, n);
+        if (!f || !LLVMGetFirstUse(f)) continue;
+        if (!strcmp(n, "vprintf") || !strcmp(n, "malloc") || !strcmp(n, "free")) {
+            diag_plain(d, "error", "unsupported PTX call to '%s' for target %s (device-side %s is not implemented "
+                       "for AMDGPU yet)", n, t->name, strcmp(n, "vprintf") ? "heap" : "printf");
+            ok = false;
+        }
+    }
+    LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
+    LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
+    uint64_t static_smem = 0, dyn_align = 16;
+    unsigned nk = 0;
+    if (karr) {
+        LLVMValueRef ks = LLVMGetInitializer(karr);
+        nk = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(ks));
+        if (nk) {
+            static_smem = elem_u(LLVMGetAggregateElement(ks, 0), 6);
+            dyn_align = elem_u(LLVMGetAggregateElement(ks, 0), 7);
+        }
+    }
+    bool uses_dyn = false;
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (ir_space_base[var->space] == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) uses_dyn = true;
+    }
+    /* LDS: static shared at the start of the window, the dynamic part right after it */
+    LLVMValueRef lds = NULL, dyn = NULL;
+    if (static_smem) {
+        lds = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, static_smem), "__p2n_lds", 3);
+        LLVMSetInitializer(lds, LLVMGetPoison(LLVMArrayType2(L->i8, static_smem)));
+        LLVMSetLinkage(lds, LLVMInternalLinkage);
+        LLVMSetAlignment(lds, (unsigned)(dyn_align > 16 ? dyn_align : 16));
+    }
+    if (uses_dyn) {
+        dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
+        LLVMSetLinkage(dyn, LLVMExternalLinkage);
+        LLVMSetAlignment(dyn, (unsigned)(dyn_align ? dyn_align : 16));
+    }
+    if (karr && ok) {
+        LLVMValueRef ks = LLVMGetInitializer(karr);
+        for (unsigned i = 0; i < nk && ok; i++) {
+            if (!wrap_kernel(L, LLVMGetAggregateElement(ks, i), lds ? lds : dyn, static_smem)) {
+                diag_plain(d, "error", "internal compiler error: kernel parameter layout not increasing");
+                *internal = true;
+                ok = false;
+            }
+        }
+    }
+    if (ok && lds && dyn) {
+        /* The AMDGPU back end places dynamic LDS after all static LDS, aligned to its alignment; our only
+         * static LDS variable is the window of size static_smem (a multiple of dyn_align): tell the optimiser
+         * and keep the dynamic array referenced by every kernel (hidden_dynamic_lds_size). */
+        for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+            if (LLVMGetFunctionCallConv(f) != LLVMAMDGPUKERNELCallConv || !LLVMGetFirstBasicBlock(f)) continue;
+            LLVMPositionBuilderBefore(L->B, LLVMGetFirstInstruction(LLVMGetFirstBasicBlock(f)));
+            LLVMValueRef a = LLVMBuildPtrToInt(L->B, dyn, L->i32, "");
+            LLVMValueRef b = LLVMBuildAdd(L->B, LLVMBuildPtrToInt(L->B, lds, L->i32, ""), k32(L, static_smem), "");
+            LLVMValueRef eq = LLVMBuildICmp(L->B, LLVMIntEQ, a, b, "");
+            call_intrin(L, "llvm.assume", NULL, 0, &eq, 1);
+        }
+    }
+    /* the host descriptor and runtime-table pointer mean nothing here */
+    if (mod) LLVMDeleteGlobal(mod);
+    LLVMValueRef rt = LLVMGetNamedGlobal(M, "__p2n_rt");
+    if (rt && !LLVMGetFirstUse(rt)) LLVMDeleteGlobal(rt);
+    for (int pass = 0; pass < 3; pass++)
+        for (LLVMValueRef g = LLVMGetFirstGlobal(M), nx; g; g = nx) {
+            nx = LLVMGetNextGlobal(g);
+            if (LLVMGetLinkage(g) == LLVMPrivateLinkage && !LLVMGetFirstUse(g)) LLVMDeleteGlobal(g);
+        }
+    retarget_globals(L);
+    retarget_allocas(L);
+    narrow_barrier_fences(L);
+    lower_exit(L);
+    LLVMMetadataRef v = LLVMValueAsMetadata(k32(L, 500));
+    LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, v);
+    LLVMDisposeBuilder(L->B);
+    return ok;
+}

@@ -1,0 +1,25 @@
+/* amdgpu_target.h — the AMDGPU target (HSA code objects, COV5): hooks for the shared LLVM emission and the
+ * module lowering that runs after it (docs/amdgpu.md). */
+#ifndef P2N_AMDGPU_TARGET_H
+#define P2N_AMDGPU_TARGET_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+
+#include "diag.h"
+#include "ir.h"
+#include "target.h"
+
+extern const target_hooks amdgpu_hooks;
+
+/* LLVM's AMDGPU target; called once from codegen's init. */
+void amdgpu_init_llvm(void);
+
+/* After emit_module (host model: ctx + runtime calls replaced by the hooks): amdgpu_kernel wrappers whose
+ * explicit kernel arguments are the PTX parameter buffer, the ctx built from workitem/workgroup ids and the
+ * dispatch packet, LDS for .shared, globals in addrspace(1), allocas in addrspace(5), COV5 module flag,
+ * workgroup-scope fences around s_barrier. False: diagnosed (internal set when it is our bug). */
+bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
+                         p2n_diags *d, bool *internal);
+
+#endif

@@ -1,0 +1,185 @@
+/* spirv_finish.c — after LLVM's SPIR-V back end: the p2n ABI metadata as OpModuleProcessed strings,
+ * validation with SPIRV-Tools (in process, libSPIRV-Tools from Debian's spirv-tools), and the reader the
+ * runtimes use for that metadata. */
+#include <llvm-c/Support.h>
+#include <llvm-c/Target.h>
+#include <pthread.h>
+#include <spirv-tools/libspirv.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spirv_meta.h"
+#include "spirv_target.h"
+
+void spirv_init_llvm(void) {
+    LLVMInitializeSPIRVTargetInfo();
+    LLVMInitializeSPIRVTarget();
+    LLVMInitializeSPIRVTargetMC();
+    LLVMInitializeSPIRVAsmPrinter();
+    /* process-global cl::opt, set once (targets.md §2.1): extensions the lowering may need */
+    const char *argv[] = {"ptx2native", "--spirv-ext=+SPV_INTEL_subgroups,+SPV_EXT_shader_atomic_float_add"};
+    LLVMParseCommandLineOptions(2, argv, NULL);
+}
+
+enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_SOURCE = 3, OP_SOURCE_CONT = 2, OP_SOURCE_EXT = 4,
+       OP_CAPABILITY = 17, OP_EXTENSION = 10, OP_EXTINST_IMPORT = 11, OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15,
+       OP_EXECUTION_MODE = 16, OP_EXECUTION_MODE_ID = 331, OP_MODULE_PROCESSED = 330 };
+
+static bool preamble_op(unsigned op) {
+    return op == OP_NAME || op == OP_MEMBER_NAME || op == OP_STRING || op == OP_SOURCE || op == OP_SOURCE_CONT ||
+           op == OP_SOURCE_EXT || op == OP_CAPABILITY || op == OP_EXTENSION || op == OP_EXTINST_IMPORT ||
+           op == OP_MEMORY_MODEL || op == OP_ENTRY_POINT || op == OP_EXECUTION_MODE || op == OP_EXECUTION_MODE_ID ||
+           op == OP_MODULE_PROCESSED;
+}
+
+bool spirv_validate(const uint32_t *words, size_t nwords, char **msg) {
+    if (nwords < 5) { *msg = strdup("not a SPIR-V module"); return false; }
+    unsigned ver = words[1];
+    /* <= 1.2: universal 1.2, not opencl2.2: that env rejects Int64Atomics (64-bit atom.*), which Intel GPUs have */
+    spv_target_env env = ver <= 0x10200 ? SPV_ENV_UNIVERSAL_1_2 : ver == 0x10300 ? SPV_ENV_UNIVERSAL_1_3
+                       : ver == 0x10400 ? SPV_ENV_UNIVERSAL_1_4 : ver == 0x10500 ? SPV_ENV_UNIVERSAL_1_5
+                       : SPV_ENV_UNIVERSAL_1_6;
+    spv_context ctx = spvContextCreate(env);
+    spv_diagnostic diag = NULL;
+    spv_const_binary_t bin = {words, nwords};
+    spv_result_t r = spvValidate(ctx, &bin, &diag);
+    bool ok = r == SPV_SUCCESS;
+    if (!ok) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%s (word %zu)", diag && diag->error ? diag->error : "validation failed",
+                 diag ? diag->position.index : (size_t)0);
+        *msg = strdup(buf);
+    }
+    spvDiagnosticDestroy(diag);
+    spvContextDestroy(ctx);
+    return ok;
+}
+
+p2n_status spirv_finish(LLVMModuleRef M, const target_desc *t, const char *bytes, size_t n, p2n_diags *d,
+                        uint8_t **data, size_t *size) {
+    (void)t;
+    if (n % 4 || n < 20) {
+        diag_plain(d, "error", "internal compiler error: SPIR-V back end produced %zu bytes (not a module)", n);
+        return P2N_INTERNAL_ERROR;
+    }
+    size_t nw = n / 4;
+    const uint32_t *w = (const uint32_t *)(const void *)bytes;
+    /* metadata strings */
+    unsigned nmd = LLVMGetNamedMetadataNumOperands(M, "p2n.spirv");
+    LLVMValueRef *ops = calloc(nmd + 1, sizeof *ops);
+    LLVMGetNamedMetadataOperands(M, "p2n.spirv", ops);
+    size_t extra = 0;
+    for (unsigned i = 0; i < nmd; i++) {
+        LLVMValueRef s = LLVMGetOperand(ops[i], 0);
+        unsigned len = 0;
+        LLVMGetMDString(s, &len);
+        extra += 1 + (strlen(P2N_SPIRV_META_PREFIX) + len + 4) / 4;
+    }
+    uint32_t *out = calloc(nw + extra + 1, 4);
+    /* insertion point: after the last preamble/debug instruction */
+    size_t at = 5, pos = 5;
+    while (pos < nw) {
+        unsigned wc = w[pos] >> 16, op = w[pos] & 0xffff;
+        if (!wc || pos + wc > nw) break;
+        if (!preamble_op(op)) break;
+        pos += wc;
+        at = pos;
+    }
+    memcpy(out, w, at * 4);
+    size_t o = at;
+    for (unsigned i = 0; i < nmd; i++) {
+        LLVMValueRef s = LLVMGetOperand(ops[i], 0);
+        unsigned len = 0;
+        const char *str = LLVMGetMDString(s, &len);
+        size_t plen = strlen(P2N_SPIRV_META_PREFIX);
+        size_t sw = (plen + len + 4) / 4;
+        out[o] = (uint32_t)((1 + sw) << 16) | OP_MODULE_PROCESSED;
+        char *dst = (char *)(out + o + 1);
+        memcpy(dst, P2N_SPIRV_META_PREFIX, plen);
+        memcpy(dst + plen, str, len);
+        o += 1 + sw;
+    }
+    memcpy(out + o, w + at, (nw - at) * 4);
+    o += nw - at;
+    free(ops);
+    char *msg = NULL;
+    if (!spirv_validate(out, o, &msg)) {
+        diag_plain(d, "error", "internal compiler error: the SPIR-V module is invalid: %s", msg);
+        free(msg);
+        free(out);
+        return P2N_INTERNAL_ERROR;
+    }
+    *data = (uint8_t *)out;
+    *size = o * 4;
+    return P2N_OK;
+}
+
+static char *dupn(const char *s, size_t n) {
+    char *r = malloc(n + 1);
+    memcpy(r, s, n);
+    r[n] = 0;
+    return r;
+}
+
+bool spirv_read_meta(const uint32_t *w, size_t nw, spirv_module_meta *out) {
+    memset(out, 0, sizeof *out);
+    if (nw < 5 || w[0] != 0x07230203) return false;
+    out->version = w[1];
+    size_t pos = 5;
+    bool any = false;
+    while (pos < nw) {
+        unsigned wc = w[pos] >> 16, op = w[pos] & 0xffff;
+        if (!wc || pos + wc > nw) return false;
+        if (op == OP_CAPABILITY && wc >= 2 && (w[pos + 1] == 61 || w[pos + 1] == 55 || w[pos + 1] == 5568))
+            out->needs_subgroups = 1; /* GroupNonUniform, Groups, SubgroupShuffleINTEL */
+        if (op == OP_MODULE_PROCESSED && wc >= 2) {
+            char *s = dupn((const char *)(w + pos + 1), (wc - 1) * 4);
+            size_t pl = strlen(P2N_SPIRV_META_PREFIX);
+            if (!strncmp(s, P2N_SPIRV_META_PREFIX, pl)) {
+                any = true;
+                char *p = s + pl;
+                if (!strncmp(p, "kernel ", 7)) {
+                    out->kernels = realloc(out->kernels, (out->nkernels + 1) * sizeof *out->kernels);
+                    spirv_kernel_meta *k = &out->kernels[out->nkernels];
+                    memset(k, 0, sizeof *k);
+                    int used = 0;
+                    unsigned long long pb = 0, sm = 0;
+                    if (sscanf(p + 7, "%255s %u %llu %llu%n", k->name, &k->nparams, &pb, &sm, &used) >= 4 &&
+                        k->nparams <= 64) {
+                        k->pbsize = (uint32_t)pb;
+                        k->static_smem = (uint32_t)sm;
+                        char *q = p + 7 + used;
+                        bool good = true;
+                        for (unsigned i = 0; i < k->nparams && good; i++) {
+                            unsigned long long a, b;
+                            int u = 0;
+                            good = sscanf(q, " %llu:%llu%n", &a, &b, &u) == 2;
+                            k->offs[i] = (uint32_t)a;
+                            k->sizes[i] = (uint32_t)b;
+                            q += u;
+                        }
+                        if (good) out->nkernels++;
+                    }
+                } else if (!strncmp(p, "global ", 7)) {
+                    out->globals = realloc(out->globals, (out->nglobals + 1) * sizeof *out->globals);
+                    spirv_global_meta *g = &out->globals[out->nglobals];
+                    unsigned long long sz;
+                    if (sscanf(p + 7, "%255s %llu %u", g->name, &sz, &g->index) == 3) {
+                        g->size = sz;
+                        out->nglobals++;
+                    }
+                }
+            }
+            free(s);
+        }
+        pos += wc;
+    }
+    return any || true;
+}
+
+void spirv_meta_free(spirv_module_meta *m) {
+    free(m->kernels);
+    free(m->globals);
+    memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,196 @@
+/* spirv_hooks.c — SPIR-V lowering of what the host target sends through the p2n_rt_table: barriers, warp
+ * operations (sub-group ops, size pinned to 32), math library calls (OpenCL.std). */
+#include <string.h>
+
+#include "../llvm/emit.h"
+#include "../../driver-stub/cpu/host_abi.h"
+#include "spirv_target.h"
+
+#define BLD E->B
+
+static bool v12(emit_ctx *E) { return strstr(E->t->triple, "v1.2") != NULL; }
+
+LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
+LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft) {
+    LLVMValueRef f = LLVMGetNamedFunction(M, name);
+    if (!f) {
+        f = LLVMAddFunction(M, name, ft);
+        unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(LLVMGetModuleContext(M), nounwind, 0));
+    }
+    return f;
+}
+
+static LLVMValueRef call(emit_ctx *E, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
+    LLVMTypeRef at[8];
+    for (unsigned i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef ft = LLVMFunctionType(ret, at, n, 0);
+    LLVMValueRef f = spirv_builtin(E->M, name, ft);
+    return LLVMBuildCall2(BLD, ft, f, args, n, "");
+}
+
+/* OpControlBarrier(exec, mem, semantics) */
+static void control_barrier(emit_ctx *E, unsigned exec, unsigned mem, unsigned sem) {
+    LLVMValueRef a[3] = {c32(E, exec), c32(E, mem), c32(E, sem)};
+    call(E, "_Z22__spirv_ControlBarrieriii", E->vd, a, 3);
+}
+
+static LLVMValueRef lane(emit_ctx *E) { return ctx_field(E, CTX_LANEID, E->i32); }
+
+/* sub-group ballot of an i1 (lanes 0..31) */
+static LLVMValueRef ballot(emit_ctx *E, LLVMValueRef p) {
+    if (v12(E)) {
+        LLVMValueRef bit = LLVMBuildShl(BLD, c32(E, 1), lane(E), "");
+        LLVMValueRef a[1] = {sel(E, p, bit, c32(E, 0))};
+        return call(E, "_Z20sub_group_reduce_addj", E->i32, a, 1);
+    }
+    LLVMValueRef a[2] = {c32(E, 3), p};
+    LLVMValueRef v = call(E, "__spirv_GroupNonUniformBallot", LLVMVectorType(E->i32, 4), a, 2);
+    return LLVMBuildExtractElement(BLD, v, c32(E, 0), "");
+}
+
+static LLVMValueRef shuffle(emit_ctx *E, LLVMValueRef v, LLVMValueRef src) {
+    LLVMValueRef a[3] = {c32(E, 3), v, src};
+    if (v12(E)) return call(E, "_Z23intel_sub_group_shufflejj", E->i32, a + 1, 2);
+    return call(E, "__spirv_GroupNonUniformShuffle", E->i32, a, 3);
+}
+
+static LLVMValueRef unsupported(emit_ctx *E, const char *why, LLVMTypeRef ret) {
+    emit_unsupported(E, why);
+    return LLVMGetTypeKind(ret) == LLVMVoidTypeKind ? NULL : LLVMGetUndef(ret);
+}
+
+static LLVMValueRef hook_rt_fn(emit_ctx *E, unsigned slot) {
+    LLVMTypeRef f1 = LLVMFunctionType(E->f32, &E->f32, 1, 0);
+    LLVMTypeRef f3t[3] = {E->f32, E->f32, E->f32}, d3t[3] = {E->f64, E->f64, E->f64};
+    switch (slot) {
+    case RT_SINF: return spirv_builtin(E->M, "_Z3sinf", f1);
+    case RT_COSF: return spirv_builtin(E->M, "_Z3cosf", f1);
+    case RT_EXP2F: return spirv_builtin(E->M, "_Z4exp2f", f1);
+    case RT_LOG2F: return spirv_builtin(E->M, "_Z4log2f", f1);
+    case RT_TANHF: return spirv_builtin(E->M, "_Z4tanhf", f1);
+    case RT_FMAF: return spirv_builtin(E->M, "_Z3fmafff", LLVMFunctionType(E->f32, f3t, 3, 0));
+    case RT_FMA: return spirv_builtin(E->M, "_Z3fmaddd", LLVMFunctionType(E->f64, d3t, 3, 0));
+    default:
+        emit_unsupported(E, "runtime function (no SPIR-V lowering)");
+        return spirv_builtin(E->M, "__p2n_spirv_unsupported", LLVMFunctionType(E->vd, NULL, 0, 0));
+    }
+}
+
+static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *a, unsigned n) {
+    (void)n;
+    switch (slot) {
+    case RT_BARRIER: {
+        /* (ctx, id, count, arrive): every bar.sync/barrier is a full work-group barrier */
+        if (!LLVMIsAConstantInt(a[3]) || LLVMConstIntGetZExtValue(a[3]))
+            return unsupported(E, "bar.arrive (split arrive/wait barrier)", ret);
+        if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2]))
+            return unsupported(E, "barrier with a thread count", ret);
+        control_barrier(E, 2, 2, 0x308); /* AcqRel | Workgroup | CrossWorkgroup memory */
+        return NULL;
+    }
+    case RT_BARRIER_RED: {
+        /* (ctx, id, count, op, pred) -> work-group reduction (OpGroup* Reduce, Workgroup scope) */
+        if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2]))
+            return unsupported(E, "barrier reduction with a thread count", ret);
+        unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
+        control_barrier(E, 2, 2, 0x308);
+        LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[4], c32(E, 0), "");
+        if (op == P2N_RED_POPC) {
+            LLVMValueRef x[3] = {c32(E, 2), c32(E, 0), a[4]};
+            return call(E, "__spirv_GroupIAdd", E->i32, x, 3);
+        }
+        LLVMValueRef x[2] = {c32(E, 2), p};
+        LLVMValueRef r = call(E, op == P2N_RED_AND ? "__spirv_GroupAll" : "__spirv_GroupAny", E->i1, x, 2);
+        return LLVMBuildZExt(BLD, r, E->i32, "");
+    }
+    case RT_WARP_SYNC:
+        control_barrier(E, 3, 3, 0x388); /* Subgroup scope */
+        return NULL;
+    case RT_SHFL: {
+        /* (ctx, mode, value, b, c, membermask, *in_range) — PTX shfl.sync semantics */
+        unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+        LLVMValueRef l = lane(E), b = a[3], c = a[4];
+        LLVMValueRef segmask = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, c, c32(E, 8), ""), c32(E, 31), "");
+        LLVMValueRef clamp = LLVMBuildAnd(BLD, c, c32(E, 31), "");
+        LLVMValueRef nseg = LLVMBuildXor(BLD, segmask, c32(E, 0xffffffff), "");
+        LLVMValueRef maxl = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, l, segmask, ""), LLVMBuildAnd(BLD, clamp, nseg, ""), "");
+        LLVMValueRef minl = LLVMBuildAnd(BLD, l, segmask, "");
+        LLVMValueRef j, ok;
+        switch (mode) {
+        case P2N_SHFL_UP:
+            j = LLVMBuildSub(BLD, l, b, "");
+            ok = LLVMBuildICmp(BLD, LLVMIntSGE, j, maxl, "");
+            break;
+        case P2N_SHFL_DOWN:
+            j = LLVMBuildAdd(BLD, l, b, "");
+            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+            break;
+        case P2N_SHFL_BFLY:
+            j = LLVMBuildXor(BLD, l, b, "");
+            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+            break;
+        default:
+            j = LLVMBuildOr(BLD, minl, LLVMBuildAnd(BLD, LLVMBuildAnd(BLD, b, c32(E, 31), ""), nseg, ""), "");
+            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+            break;
+        }
+        j = sel(E, ok, j, l);
+        LLVMBuildStore(BLD, LLVMBuildZExt(BLD, ok, E->i32, ""), a[6]);
+        return shuffle(E, a[2], j);
+    }
+    case RT_VOTE: {
+        unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+        LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
+        if (mode == P2N_VOTE_BALLOT) return LLVMBuildAnd(BLD, ballot(E, p), a[3], "");
+        LLVMValueRef bits = LLVMBuildAnd(BLD, ballot(E, p), a[3], "");
+        LLVMValueRef act = LLVMBuildAnd(BLD, ballot(E, ci(E->i1, 1)), a[3], "");
+        LLVMValueRef r;
+        if (mode == P2N_VOTE_ALL) r = LLVMBuildICmp(BLD, LLVMIntEQ, bits, act, "");
+        else if (mode == P2N_VOTE_ANY) r = LLVMBuildICmp(BLD, LLVMIntNE, bits, c32(E, 0), "");
+        else r = LLVMBuildOr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, bits, act, ""), LLVMBuildICmp(BLD, LLVMIntEQ, bits, c32(E, 0), ""), "");
+        return LLVMBuildZExt(BLD, r, E->i32, "");
+    }
+    case RT_ACTIVEMASK: return ballot(E, ci(E->i1, 1));
+    case RT_ELECT: {
+        /* (ctx, membermask, *is_leader) -> leader lane */
+        LLVMValueRef m = LLVMBuildAnd(BLD, ballot(E, ci(E->i1, 1)), a[1], "");
+        LLVMValueRef tz[2] = {m, ci(E->i1, 0)};
+        LLVMTypeRef t32 = E->i32;
+        LLVMValueRef leader = intrin(E, "llvm.cttz", &t32, 1, tz, 2);
+        LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, leader, lane(E), ""), E->i32, ""), a[2]);
+        return leader;
+    }
+    case RT_REDUX: {
+        /* (ctx, op, value, membermask): full-warp reduction */
+        if (v12(E)) return unsupported(E, "redux.sync on SPIR-V 1.2", ret);
+        unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+        static const char *const names[] = {"__spirv_GroupNonUniformIAdd", "__spirv_GroupNonUniformSMin",
+                                            "__spirv_GroupNonUniformSMax", "__spirv_GroupNonUniformUMin",
+                                            "__spirv_GroupNonUniformUMax", "__spirv_GroupNonUniformBitwiseAnd",
+                                            "__spirv_GroupNonUniformBitwiseOr", "__spirv_GroupNonUniformBitwiseXor"};
+        if (op > 7) return unsupported(E, "redux operation", ret);
+        LLVMValueRef x[3] = {c32(E, 3), c32(E, 0), a[2]};
+        return call(E, names[op], E->i32, x, 3);
+    }
+    case RT_IS_LOCAL: {
+        /* (ctx, generic address): .local data are Function-class allocas seen through generic pointers */
+        LLVMValueRef gp = LLVMBuildIntToPtr(BLD, a[1], E->ptr, "");
+        LLVMValueRef pp = call(E, "_Z10to_privatePU3AS4v", LLVMPointerTypeInContext(E->C, 0), &gp, 1);
+        return LLVMBuildZExt(BLD, LLVMBuildIsNotNull(BLD, pp, ""), E->i32, "");
+    }
+    case RT_YIELD: return NULL;
+    case RT_SMID: return c32(E, 0); /* any SM number is valid */
+    case RT_MATCH_ANY: case RT_MATCH_ALL: return unsupported(E, "match.sync", ret);
+    case RT_CLOCK64: case RT_GLOBALTIMER: return unsupported(E, "clock/globaltimer (needs SPV_KHR_shader_clock)", ret);
+    case RT_VPRINTF: return unsupported(E, "printf (vprintf)", ret);
+    case RT_ASSERTFAIL: return unsupported(E, "assert (__assertfail)", ret);
+    case RT_TRAP: return unsupported(E, "trap", ret);
+    case RT_EXIT_THREAD: return unsupported(E, "exit from a .func", ret);
+    case RT_MALLOC: case RT_FREE: return unsupported(E, "device malloc/free", ret);
+    default: return unsupported(E, "runtime call (no SPIR-V lowering)", ret);
+    }
+}
+
+const target_hooks spirv_hooks = {.rt_fn = hook_rt_fn, .rt_call = hook_rt_call};

@@ -1,0 +1,453 @@
+/* spirv_lower.c — turns the module the shared emission produced (kernels `void(params*, ctx*)`, generic
+ * pointers) into an OpenCL SPIR-V module:
+ *  - one spir_kernel per PTX entry: the PTX parameters as kernel arguments (scalars by value, aggregates
+ *    byval), then `__local` window for .shared (static + dynamic bytes) and the dynamic byte count (i32); it
+ *    builds the parameter buffer and the thread context (host_abi.h layout) from OpenCL builtins and calls
+ *    the body; sub-group size pinned to 32 (!intel_reqd_sub_group_size);
+ *  - LLVM fences -> __spirv_MemoryBarrier(Device, SeqCst|Workgroup|CrossWorkgroup); the fences that
+ *    surround a barrier are dropped (the OpControlBarrier carries the semantics);
+ *  - `__p2n_globals(ulong *out)`: a kernel writing the address of every module-scope global, so runtimes
+ *    without a global-pointer query can implement cuModuleGetGlobal;
+ *  - the ABI metadata (named metadata p2n.spirv, written as OpModuleProcessed by spirv_finish);
+ *  - checks for what SPIR-V cannot express (indirect calls, unresolved imports). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../llvm/emit.h"
+#include "spirv_target.h"
+
+LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
+
+enum { CTX_SIZE = 88 };
+
+static uint64_t elem_bytes(const ir_var *v) {
+    uint64_t b = (tbits((ir_type)v->type) + 7) / 8;
+    if (!b) b = 1;
+    return b * (v->vec ? v->vec : 1);
+}
+static uint64_t var_bytes(const ir_var *v) {
+    uint64_t n = elem_bytes(v);
+    for (unsigned i = 0; i < v->ndims; i++)
+        if (v->dims[i]) n *= v->dims[i];
+    return n;
+}
+static uint64_t var_align(const ir_var *v) { return v->align ? v->align : elem_bytes(v); }
+static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
+
+typedef struct sb {
+    char *s;
+    size_t n, cap;
+} sb;
+static void sbf(sb *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sbf(sb *b, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[1024];
+    int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (k < 0) return;
+    if ((size_t)k >= sizeof tmp) k = sizeof tmp - 1;
+    if (b->n + (size_t)k + 1 > b->cap) {
+        b->cap = (b->n + (size_t)k + 1) * 2;
+        b->s = realloc(b->s, b->cap);
+    }
+    memcpy(b->s + b->n, tmp, (size_t)k + 1);
+    b->n += (size_t)k;
+}
+
+static void add_meta(LLVMContextRef C, LLVMModuleRef M, const char *s) {
+    LLVMValueRef str = LLVMMDStringInContext(C, s, (unsigned)strlen(s));
+    LLVMValueRef node = LLVMMDNodeInContext(C, &str, 1);
+    LLVMAddNamedMetadataOperand(M, "p2n.spirv", node);
+}
+
+static LLVMValueRef builtin_id(LLVMModuleRef M, LLVMBuilderRef B, LLVMContextRef C, const char *name, unsigned dim) {
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
+    LLVMTypeRef ft = LLVMFunctionType(i64, &i32, 1, 0);
+    LLVMValueRef f = spirv_builtin(M, name, ft);
+    LLVMValueRef a = LLVMConstInt(i32, dim, 0);
+    return LLVMBuildTrunc(B, LLVMBuildCall2(B, ft, f, &a, 1, ""), i32, "");
+}
+
+static bool is_barrier_call(LLVMValueRef I) {
+    if (!I || !LLVMIsACallInst(I)) return false;
+    LLVMValueRef f = LLVMGetCalledValue(I);
+    if (!f || !LLVMIsAFunction(f)) return false;
+    size_t len;
+    const char *n = LLVMGetValueName2(f, &len);
+    return strstr(n, "__spirv_ControlBarrier") != NULL;
+}
+
+static bool known_import(const char *n) {
+    return !strncmp(n, "llvm.", 5) || !strncmp(n, "_Z", 2) || !strncmp(n, "__spirv_", 8);
+}
+
+bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
+                        p2n_diags *d, bool *internal) {
+    *internal = false;
+    bool ok = true;
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
+    LLVMTypeRef vd = LLVMVoidTypeInContext(C);
+    LLVMTypeRef gptr = LLVMPointerTypeInContext(C, t->as_generic);
+    LLVMTypeRef pptr = LLVMPointerTypeInContext(C, 0);
+    LLVMTypeRef lptr = LLVMPointerTypeInContext(C, t->as_shared);
+    LLVMTypeRef g1ptr = LLVMPointerTypeInContext(C, t->as_global);
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+    sb meta = {0};
+
+    /* static .shared layout: the same computation as emit_module.c */
+    uint64_t smem = 0, dyn_align = 16;
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (ir_space_base[var->space] != IR_S_SHARED) continue;
+        if (var->linkage == IR_LINK_EXTERN) {
+            if (var->ndims && !var->dims[0] && var_align(var) > dyn_align) dyn_align = var_align(var);
+            continue;
+        }
+        smem = align_up(smem, var_align(var));
+        smem += var_bytes(var);
+    }
+    smem = align_up(smem, dyn_align);
+
+    /* 1. kernel wrappers */
+    unsigned mdk = LLVMGetMDKindIDInContext(C, "intel_reqd_sub_group_size", 25);
+    unsigned nkern = 0;
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        const ir_func *f = &m->funcs[fi];
+        if (!f->is_entry || !f->has_body) continue;
+        const char *name = ir_str(m, f->name);
+        LLVMValueRef body = LLVMGetNamedFunction(M, name);
+        if (!body) { diag_plain(d, "error", "internal compiler error: SPIR-V: kernel '%s' not emitted", name); *internal = true; ok = false; continue; }
+        char bname[512];
+        snprintf(bname, sizeof bname, "%s.p2n.body", name);
+        LLVMSetValueName2(body, bname, strlen(bname));
+        uint32_t np = f->sig.nparam;
+        if (np > 64) { diag_plain(d, "error", "unsupported PTX construct for target %s: kernel '%s' has more than 64 parameters", t->name, name); ok = false; continue; }
+        LLVMTypeRef *at = calloc(np + 3, sizeof *at);
+        uint64_t *offs = calloc(np + 1, sizeof *offs), *sizes = calloc(np + 1, sizeof *sizes);
+        uint64_t off = 0;
+        for (uint32_t i = 0; i < np; i++) {
+            const ir_var *v = &m->vars[f->sig.param[i]];
+            off = align_up(off, var_align(v));
+            offs[i] = off;
+            sizes[i] = var_bytes(v);
+            off += sizes[i];
+            uint64_t s = sizes[i];
+            at[i] = (s == 1 || s == 2 || s == 4 || s == 8) ? LLVMIntTypeInContext(C, (unsigned)(8 * s)) : pptr;
+        }
+        uint64_t pbsize = off ? off : 1;
+        at[np] = lptr;
+        at[np + 1] = i32;
+        LLVMTypeRef kt = LLVMFunctionType(vd, at, np + 2, 0);
+        LLVMValueRef k = LLVMAddFunction(M, name, kt);
+        LLVMSetFunctionCallConv(k, 76 /* SPIR_KERNEL */);
+        LLVMMetadataRef sg = LLVMValueAsMetadata(LLVMConstInt(i32, 32, 0));
+        LLVMMetadataRef sgm = LLVMMDNodeInContext2(C, &sg, 1);
+        LLVMGlobalSetMetadata(k, mdk, sgm);
+        for (uint32_t i = 0; i < np; i++)
+            if (at[i] == pptr) {
+                unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
+                LLVMAddAttributeAtIndex(k, i + 1, LLVMCreateTypeAttribute(C, kind, LLVMArrayType2(i8, sizes[i])));
+            }
+        LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(C, k, "entry");
+        LLVMPositionBuilderAtEnd(B, bb);
+        LLVMValueRef pb = LLVMBuildArrayAlloca(B, i8, LLVMConstInt(i64, pbsize, 0), "params");
+        LLVMSetAlignment(pb, 16);
+        LLVMValueRef ctx = LLVMBuildArrayAlloca(B, i8, LLVMConstInt(i64, CTX_SIZE, 0), "ctx");
+        LLVMSetAlignment(ctx, 16);
+        for (uint32_t i = 0; i < np; i++) {
+            LLVMValueRef o = LLVMConstInt(i64, offs[i], 0);
+            LLVMValueRef dst = LLVMBuildGEP2(B, i8, pb, &o, 1, "");
+            LLVMValueRef arg = LLVMGetParam(k, i);
+            if (at[i] == pptr) LLVMBuildMemCpy(B, dst, 1, arg, 1, LLVMConstInt(i64, sizes[i], 0));
+            else LLVMSetAlignment(LLVMBuildStore(B, arg, dst), 1);
+        }
+#define CTXST(off, val)                                                                                           \
+    do {                                                                                                          \
+        LLVMValueRef o_ = LLVMConstInt(i64, (off), 0);                                                            \
+        LLVMBuildStore(B, (val), LLVMBuildGEP2(B, i8, ctx, &o_, 1, ""));                                          \
+    } while (0)
+        LLVMValueRef tid[3], ntid[3];
+        for (unsigned dm = 0; dm < 3; dm++) {
+            tid[dm] = builtin_id(M, B, C, "_Z12get_local_idj", dm);
+            ntid[dm] = builtin_id(M, B, C, "_Z14get_local_sizej", dm);
+            CTXST(0 + 4 * dm, tid[dm]);
+            CTXST(12 + 4 * dm, ntid[dm]);
+            CTXST(24 + 4 * dm, builtin_id(M, B, C, "_Z12get_group_idj", dm));
+            CTXST(36 + 4 * dm, builtin_id(M, B, C, "_Z14get_num_groupsj", dm));
+        }
+        /* linear thread index; with the sub-group size pinned to 32 the lanes of sub-group k are the linear
+         * ids 32k..32k+31 (Intel), which is what CUDA's warps are */
+        LLVMValueRef lin = LLVMBuildAdd(B, tid[0], LLVMBuildMul(B, ntid[0], LLVMBuildAdd(B, tid[1], LLVMBuildMul(B, ntid[1], tid[2], ""), ""), ""), "");
+        LLVMValueRef nthr = LLVMBuildMul(B, ntid[0], LLVMBuildMul(B, ntid[1], ntid[2], ""), "");
+        CTXST(48, LLVMBuildAnd(B, lin, LLVMConstInt(i32, 31, 0), ""));
+        CTXST(52, LLVMBuildLShr(B, lin, LLVMConstInt(i32, 5, 0), ""));
+        CTXST(56, LLVMBuildLShr(B, LLVMBuildAdd(B, nthr, LLVMConstInt(i32, 31, 0), ""), LLVMConstInt(i32, 5, 0), ""));
+        LLVMValueRef dyn = LLVMGetParam(k, np + 1);
+        CTXST(60, dyn);
+        CTXST(64, LLVMBuildAddrSpaceCast(B, LLVMGetParam(k, np), gptr, ""));
+        CTXST(72, LLVMBuildAdd(B, dyn, LLVMConstInt(i32, smem, 0), ""));
+        CTXST(76, LLVMConstInt(i32, 0, 0));
+        CTXST(80, LLVMConstNull(gptr));
+#undef CTXST
+        LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(B, pb, gptr, ""), LLVMBuildAddrSpaceCast(B, ctx, gptr, "")};
+        LLVMBuildCall2(B, LLVMGlobalGetValueType(body), body, args, 2, "");
+        LLVMBuildRetVoid(B);
+        sbf(&meta, "kernel %s %u %llu %llu", name, np, (unsigned long long)pbsize, (unsigned long long)smem);
+        for (uint32_t i = 0; i < np; i++) sbf(&meta, " %llu:%llu", (unsigned long long)offs[i], (unsigned long long)sizes[i]);
+        add_meta(C, M, meta.s);
+        meta.n = 0;
+        nkern++;
+        free(at);
+        free(offs);
+        free(sizes);
+    }
+
+    /* 2. globals: __p2n_globals(ulong addrspace(1) *out) writes every module-scope global's address */
+    {
+        unsigned ng = 0;
+        LLVMValueRef *gs = calloc(m->nvars + 1, sizeof *gs);
+        for (uint32_t v = 0; v < m->nvars; v++) {
+            const ir_var *var = &m->vars[v];
+            if (var->func >= 0) continue;
+            ir_space s = ir_space_base[var->space];
+            if (s != IR_S_GLOBAL && s != IR_S_CONST) continue;
+            LLVMValueRef g = LLVMGetNamedGlobal(M, ir_str(m, var->name));
+            if (!g || !LLVMGetInitializer(g)) continue;
+            gs[ng] = g;
+            sbf(&meta, "global %s %llu %u", ir_str(m, var->name), (unsigned long long)var_bytes(var), ng);
+            add_meta(C, M, meta.s);
+            meta.n = 0;
+            ng++;
+        }
+        if (ng) {
+            LLVMTypeRef kt = LLVMFunctionType(vd, &g1ptr, 1, 0);
+            LLVMValueRef k = LLVMAddFunction(M, "__p2n_globals", kt);
+            LLVMSetFunctionCallConv(k, 76);
+            LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, k, "entry"));
+            for (unsigned i = 0; i < ng; i++) {
+                LLVMValueRef o = LLVMConstInt(i64, i, 0);
+                LLVMValueRef dst = LLVMBuildGEP2(B, i64, LLVMGetParam(k, 0), &o, 1, "");
+                LLVMBuildStore(B, LLVMBuildPtrToInt(B, gs[i], i64, ""), dst);
+            }
+            LLVMBuildRetVoid(B);
+        }
+        free(gs);
+    }
+
+    /* 3. fences, indirect calls, imports */
+    LLVMTypeRef mbt[2] = {i32, i32};
+    LLVMTypeRef mbft = LLVMFunctionType(vd, mbt, 2, 0);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *fname = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn)) {
+            if (!known_import(fname)) {
+                diag_plain(d, "error", "unsupported PTX construct for target %s: call of '%s', which this module "
+                           "does not define (no SPIR-V linking)", t->name, fname);
+                ok = false;
+            }
+            continue;
+        }
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
+            LLVMValueRef I = LLVMGetFirstInstruction(bb);
+            while (I) {
+                LLVMValueRef next = LLVMGetNextInstruction(I);
+                LLVMOpcode op = LLVMGetInstructionOpcode(I);
+                if (op == LLVMFence) {
+                    if (is_barrier_call(LLVMGetPreviousInstruction(I)) || is_barrier_call(next)) {
+                        LLVMInstructionEraseFromParent(I);
+                    } else {
+                        LLVMPositionBuilderBefore(B, I);
+                        LLVMValueRef a[2] = {LLVMConstInt(i32, 1, 0), LLVMConstInt(i32, 0x310, 0)};
+                        LLVMBuildCall2(B, mbft, spirv_builtin(M, "_Z21__spirv_MemoryBarrierii", mbft), a, 2, "");
+                        LLVMInstructionEraseFromParent(I);
+                    }
+                } else if (op == LLVMCall) {
+                    LLVMValueRef callee = LLVMGetCalledValue(I);
+                    if (!LLVMIsAFunction(callee) && !LLVMIsAInlineAsm(callee)) {
+                        diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call in '%s' "
+                                   "(SPIR-V without SPV_INTEL_function_pointers)", t->name, fname);
+                        ok = false;
+                    }
+                }
+                I = next;
+            }
+        }
+    }
+    (void)nkern;
+    free(meta.s);
+    LLVMDisposeBuilder(B);
+    return ok;
+}
+
+static bool rmw_native(LLVMAtomicRMWBinOp op, LLVMTypeRef ty) {
+    bool fp = LLVMGetTypeKind(ty) == LLVMFloatTypeKind || LLVMGetTypeKind(ty) == LLVMDoubleTypeKind;
+    switch (op) {
+    case LLVMAtomicRMWBinOpXchg: case LLVMAtomicRMWBinOpAdd: case LLVMAtomicRMWBinOpSub: case LLVMAtomicRMWBinOpAnd:
+    case LLVMAtomicRMWBinOpOr: case LLVMAtomicRMWBinOpXor: case LLVMAtomicRMWBinOpMax: case LLVMAtomicRMWBinOpMin:
+    case LLVMAtomicRMWBinOpUMax: case LLVMAtomicRMWBinOpUMin: return true;
+    case LLVMAtomicRMWBinOpFAdd: return fp;
+    default: return false;
+    }
+}
+
+/* llvm.bitreverse needs SPV_KHR_bit_instructions (the back end aborts without it): swap steps instead. */
+static bool expand_bitreverse(LLVMModuleRef M, LLVMValueRef I) {
+    LLVMValueRef x = LLVMGetOperand(I, 0);
+    LLVMTypeRef ty = LLVMTypeOf(x);
+    if (LLVMGetTypeKind(ty) != LLVMIntegerTypeKind) return false;
+    unsigned w = LLVMGetIntTypeWidth(ty);
+    if (w != 8 && w != 16 && w != 32 && w != 64) return false;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(LLVMGetModuleContext(M));
+    LLVMPositionBuilderBefore(B, I);
+    static const uint64_t masks[6] = {0x5555555555555555ull, 0x3333333333333333ull, 0x0f0f0f0f0f0f0f0full,
+                                      0x00ff00ff00ff00ffull, 0x0000ffff0000ffffull, 0x00000000ffffffffull};
+    LLVMValueRef v = x;
+    for (unsigned i = 0, sh = 1; sh < w; i++, sh *= 2) {
+        LLVMValueRef m = LLVMConstInt(ty, masks[i], 0), c = LLVMConstInt(ty, sh, 0);
+        LLVMValueRef lo = LLVMBuildShl(B, LLVMBuildAnd(B, v, m, ""), c, "");
+        LLVMValueRef hi = LLVMBuildAnd(B, LLVMBuildLShr(B, v, c, ""), m, "");
+        v = LLVMBuildOr(B, lo, hi, "");
+    }
+    LLVMReplaceAllUsesWith(I, v);
+    LLVMInstructionEraseFromParent(I);
+    LLVMDisposeBuilder(B);
+    return true;
+}
+
+/* atomicrmw kinds the SPIR-V back end cannot select (inc/dec wrap, nand, fsub, fmin/fmax, half types):
+ * a helper function with a compare-exchange loop, called in place of the instruction. */
+static bool expand_rmw(LLVMModuleRef M, LLVMValueRef I) {
+    LLVMContextRef C = LLVMGetModuleContext(M);
+    LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(I);
+    LLVMValueRef ptr = LLVMGetOperand(I, 0), val = LLVMGetOperand(I, 1);
+    LLVMTypeRef ty = LLVMTypeOf(val), pty = LLVMTypeOf(ptr);
+    LLVMTypeKind k = LLVMGetTypeKind(ty);
+    unsigned bits = k == LLVMIntegerTypeKind ? LLVMGetIntTypeWidth(ty) : k == LLVMFloatTypeKind ? 32
+                  : k == LLVMDoubleTypeKind ? 64 : k == LLVMHalfTypeKind || k == LLVMBFloatTypeKind ? 16 : 0;
+    if (!bits) return false;
+    LLVMTypeRef ity = LLVMIntTypeInContext(C, bits);
+    unsigned scope = LLVMGetAtomicSyncScopeID(I);
+    LLVMAtomicOrdering ord = LLVMGetOrdering(I);
+    char name[96];
+    snprintf(name, sizeof name, "__p2n_atomic_%d_%u_%d_as%u_o%d_s%u", (int)op, bits, (int)k,
+             LLVMGetPointerAddressSpace(pty), (int)ord, scope);
+    LLVMValueRef fn = LLVMGetNamedFunction(M, name);
+    LLVMTypeRef at[2] = {pty, ty};
+    LLVMTypeRef ft = LLVMFunctionType(ty, at, 2, 0);
+    if (!fn) {
+        fn = LLVMAddFunction(M, name, ft);
+        LLVMSetLinkage(fn, LLVMInternalLinkage);
+        LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+        LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(C, fn, "entry"),
+                          loop = LLVMAppendBasicBlockInContext(C, fn, "loop"),
+                          done = LLVMAppendBasicBlockInContext(C, fn, "done");
+        LLVMPositionBuilderAtEnd(B, entry);
+        LLVMValueRef p = LLVMGetParam(fn, 0), v = LLVMGetParam(fn, 1);
+        LLVMValueRef init = LLVMBuildLoad2(B, ity, p, "");
+        LLVMSetAlignment(init, bits / 8);
+        LLVMBuildBr(B, loop);
+        LLVMPositionBuilderAtEnd(B, loop);
+        LLVMValueRef cur = LLVMBuildPhi(B, ity, "");
+        LLVMValueRef c = k == LLVMIntegerTypeKind ? cur : LLVMBuildBitCast(B, cur, ty, "");
+        LLVMValueRef nv;
+        switch (op) {
+        case LLVMAtomicRMWBinOpUIncWrap:
+            nv = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, c, v, ""), LLVMConstNull(ty),
+                                 LLVMBuildAdd(B, c, LLVMConstInt(ty, 1, 0), ""), "");
+            break;
+        case LLVMAtomicRMWBinOpUDecWrap:
+            nv = LLVMBuildSelect(B, LLVMBuildOr(B, LLVMBuildICmp(B, LLVMIntEQ, c, LLVMConstNull(ty), ""),
+                                                LLVMBuildICmp(B, LLVMIntUGT, c, v, ""), ""),
+                                 v, LLVMBuildSub(B, c, LLVMConstInt(ty, 1, 0), ""), "");
+            break;
+        case LLVMAtomicRMWBinOpNand: nv = LLVMBuildNot(B, LLVMBuildAnd(B, c, v, ""), ""); break;
+        case LLVMAtomicRMWBinOpFSub: nv = LLVMBuildFSub(B, c, v, ""); break;
+        case LLVMAtomicRMWBinOpFAdd: nv = LLVMBuildFAdd(B, c, v, ""); break;
+        case LLVMAtomicRMWBinOpUSubCond:
+            nv = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGE, c, v, ""), LLVMBuildSub(B, c, v, ""), c, "");
+            break;
+        case LLVMAtomicRMWBinOpUSubSat:
+            nv = LLVMBuildSelect(B, LLVMBuildICmp(B, LLVMIntUGT, c, v, ""), LLVMBuildSub(B, c, v, ""), LLVMConstNull(ty), "");
+            break;
+        case LLVMAtomicRMWBinOpFMax: case LLVMAtomicRMWBinOpFMin: case LLVMAtomicRMWBinOpFMaximum:
+        case LLVMAtomicRMWBinOpFMinimum: {
+            const char *in = op == LLVMAtomicRMWBinOpFMax ? "llvm.maxnum" : op == LLVMAtomicRMWBinOpFMin ? "llvm.minnum"
+                           : op == LLVMAtomicRMWBinOpFMaximum ? "llvm.maximum" : "llvm.minimum";
+            unsigned id = LLVMLookupIntrinsicID(in, strlen(in));
+            LLVMValueRef decl = LLVMGetIntrinsicDeclaration(M, id, &ty, 1);
+            LLVMValueRef a2[2] = {c, v};
+            nv = LLVMBuildCall2(B, LLVMIntrinsicGetType(C, id, &ty, 1), decl, a2, 2, "");
+            break;
+        }
+        default:
+            LLVMDisposeBuilder(B);
+            LLVMDeleteFunction(fn);
+            return false;
+        }
+        LLVMValueRef ni = k == LLVMIntegerTypeKind ? nv : LLVMBuildBitCast(B, nv, ity, "");
+        LLVMValueRef cx = LLVMBuildAtomicCmpXchg(B, p, cur, ni, ord == LLVMAtomicOrderingNotAtomic ? LLVMAtomicOrderingMonotonic : ord,
+                                                 LLVMAtomicOrderingMonotonic, 0);
+        LLVMSetAtomicSyncScopeID(cx, scope);
+        LLVMValueRef seen = LLVMBuildExtractValue(B, cx, 0, ""), ok = LLVMBuildExtractValue(B, cx, 1, "");
+        LLVMBuildCondBr(B, ok, done, loop);
+        LLVMValueRef inc[2] = {init, seen};
+        LLVMBasicBlockRef from[2] = {entry, loop};
+        LLVMAddIncoming(cur, inc, from, 2);
+        LLVMPositionBuilderAtEnd(B, done);
+        LLVMBuildRet(B, k == LLVMIntegerTypeKind ? seen : LLVMBuildBitCast(B, seen, ty, ""));
+        LLVMDisposeBuilder(B);
+    }
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+    LLVMPositionBuilderBefore(B, I);
+    LLVMValueRef a2[2] = {ptr, val};
+    LLVMValueRef r = LLVMBuildCall2(B, ft, fn, a2, 2, "");
+    LLVMReplaceAllUsesWith(I, r);
+    LLVMInstructionEraseFromParent(I);
+    LLVMDisposeBuilder(B);
+    return true;
+}
+
+/* After optimisation, before the back end (which aborts on them): integer types SPIR-V cannot express. */
+bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
+                next = LLVMGetNextInstruction(I);
+                if (LLVMGetInstructionOpcode(I) == LLVMCall) {
+                    LLVMValueRef callee = LLVMGetCalledValue(I);
+                    size_t n;
+                    const char *cn = callee && LLVMIsAFunction(callee) ? LLVMGetValueName2(callee, &n) : "";
+                    if (!strncmp(cn, "llvm.bitreverse.", 16) && !expand_bitreverse(M, I)) {
+                        diag_plain(d, "error", "unsupported PTX construct for target %s: %s", t->name, cn);
+                        return false;
+                    }
+                    continue;
+                }
+                if (LLVMGetInstructionOpcode(I) != LLVMAtomicRMW) continue;
+                LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(I);
+                if (rmw_native(op, LLVMTypeOf(LLVMGetOperand(I, 1)))) continue;
+                if (!expand_rmw(M, I)) {
+                    size_t len;
+                    diag_plain(d, "error", "unsupported PTX construct for target %s: atomic operation %d in '%s' "
+                               "(no SPIR-V lowering)", t->name, (int)op, LLVMGetValueName2(fn, &len));
+                    return false;
+                }
+            }
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+                size_t len;
+                LLVMTypeRef rt = LLVMTypeOf(I);
+                if (LLVMGetTypeKind(rt) != LLVMIntegerTypeKind) continue;
+                unsigned w = LLVMGetIntTypeWidth(rt);
+                if (w == 1 || w == 8 || w == 16 || w == 32 || w == 64) continue;
+                diag_plain(d, "error", "unsupported PTX construct for target %s: %u-bit integer arithmetic in '%s' "
+                           "(SPIR-V has no integers wider than 64 bits)", t->name, w, LLVMGetValueName2(fn, &len));
+                return false;
+            }
+    return true;
+}

@@ -1,0 +1,35 @@
+/* spirv_meta.h — the kernel ABI metadata ptx2native writes into its SPIR-V (OpModuleProcessed "p2n:..."
+ * strings) and the runtimes (driver-stub/opencl, driver-stub/level0) read. No LLVM dependency. */
+#ifndef P2N_SPIRV_META_H
+#define P2N_SPIRV_META_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the kernel ABI metadata the runtimes read (driver-stub/opencl, driver-stub/level0) */
+#define P2N_SPIRV_META_PREFIX "p2n:"
+typedef struct spirv_kernel_meta {
+    char name[256];
+    uint32_t nparams;
+    uint32_t pbsize;
+    uint32_t static_smem;
+    uint32_t offs[64], sizes[64];
+} spirv_kernel_meta;
+typedef struct spirv_global_meta {
+    char name[256];
+    uint64_t size;
+    uint32_t index; /* slot in the __p2n_globals kernel's output */
+} spirv_global_meta;
+typedef struct spirv_module_meta {
+    unsigned nkernels, nglobals;
+    spirv_kernel_meta *kernels;
+    spirv_global_meta *globals;
+    unsigned version;    /* 0x10400 etc. */
+    int needs_subgroups; /* uses sub-group operations */
+} spirv_module_meta;
+/* Parses the metadata strings of a module we produced; false if it is not one (or damaged). */
+bool spirv_read_meta(const uint32_t *words, size_t nwords, spirv_module_meta *out);
+void spirv_meta_free(spirv_module_meta *m);
+
+#endif

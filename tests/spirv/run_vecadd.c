@@ -1,0 +1,61 @@
+/* run_vecadd.c — examples/vecadd.ptx through libcuda.so.1 (driver API only): c = a + b on n floats.
+ * Used with P2N_BACKEND=opencl on PoCL (SPIR-V execution test) and P2N_BACKEND=level0 (must fail cleanly
+ * with CUDA_ERROR_NO_DEVICE when no driver is present: argument --expect-no-device). */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CK(x)                                                                                                     \
+    do {                                                                                                          \
+        CUresult r_ = (x);                                                                                        \
+        if (r_ != CUDA_SUCCESS) {                                                                                 \
+            fprintf(stderr, "%s failed: %d\n", #x, (int)r_);                                                      \
+            return 1;                                                                                             \
+        }                                                                                                         \
+    } while (0)
+
+int main(int argc, char **argv) {
+    if (argc < 2) { fprintf(stderr, "usage: run_vecadd vecadd.ptx [--expect-no-device]\n"); return 2; }
+    CUresult ir = cuInit(0);
+    if (argc > 2 && !strcmp(argv[2], "--expect-no-device")) {
+        printf("cuInit = %d\n", (int)ir);
+        return ir == CUDA_ERROR_NO_DEVICE ? 0 : 1;
+    }
+    CK(ir);
+    CUdevice dev;
+    CUcontext ctx;
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    FILE *f = fopen(argv[1], "rb");
+    if (!f) { perror(argv[1]); return 2; }
+    static char ptx[1 << 20];
+    size_t len = fread(ptx, 1, sizeof ptx - 1, f);
+    fclose(f);
+    ptx[len] = 0;
+    CUmodule mod;
+    CUfunction fn;
+    CK(cuModuleLoadData(&mod, ptx));
+    CK(cuModuleGetFunction(&fn, mod, "vecadd"));
+    enum { N = 100003 };
+    float *a = malloc(N * 4), *b = malloc(N * 4), *c = malloc(N * 4);
+    for (int i = 0; i < N; i++) { a[i] = (float)i; b[i] = 0.5f * (float)i + 1.0f; }
+    CUdeviceptr da, db, dc;
+    CK(cuMemAlloc(&da, N * 4));
+    CK(cuMemAlloc(&db, N * 4));
+    CK(cuMemAlloc(&dc, N * 4));
+    CK(cuMemcpyHtoD(da, a, N * 4));
+    CK(cuMemcpyHtoD(db, b, N * 4));
+    CK(cuMemsetD8(dc, 0, N * 4));
+    int n = N;
+    void *args[] = {&da, &db, &dc, &n};
+    CK(cuLaunchKernel(fn, (N + 255) / 256, 1, 1, 256, 1, 1, 0, NULL, args, NULL));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(c, dc, N * 4));
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        if (c[i] != a[i] + b[i] && bad++ < 5) fprintf(stderr, "c[%d] = %g, want %g\n", i, c[i], a[i] + b[i]);
+    printf("vecadd: %d of %d wrong\n", bad, N);
+    return bad ? 1 : 0;
+}
