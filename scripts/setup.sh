@@ -10,9 +10,19 @@ echo
 echo "== ptx2native $(./build/targets/ptx2native --version | cut -d' ' -f2-)"
 ./build/targets/ptx2native --print-targets
 mkdir -p build/examples-out
+out=build/examples-out
 for ptx in examples/*.ptx; do
   name=$(basename "$ptx" .ptx)
-  ./build/targets/ptx2native --emit=ir "$ptx" -o "build/examples-out/$name.ir.ptx"
-  kernels=$(grep -c '^\.visible \.entry\|^\.entry' "build/examples-out/$name.ir.ptx" || true)
-  echo "compiled $ptx: $kernels kernel(s), IR in build/examples-out/$name.ir.ptx"
+  ./build/targets/ptx2native --emit=ir "$ptx" -o "$out/$name.ir.ptx"
+  ./build/targets/ptx2native "$ptx" --offload-arch=host -o "$out/$name.host.so"
+  ./build/targets/ptx2native "$ptx" --offload-arch=gfx942,gfx1100,gfx1201 -o "$out/$name.amdgpu.p2n"
+  ./build/targets/ptx2native "$ptx" --offload-arch=spirv64 -o "$out/$name.spv"
+  kernels=$(grep -c '^\.visible \.entry\|^\.entry' "$out/$name.ir.ptx" || true)
+  echo "compiled $ptx ($kernels kernel(s)):"
+  for f in "$out/$name".*; do printf '  %-40s %8d bytes\n' "$f" "$(stat -c %s "$f")"; done
 done
+# ...and run one on the CPU backend through our libcuda.so.1 (driver API only, compiled in process)
+if [ -x build/tests/spirv/spirv_run_vecadd ]; then
+  echo "running examples/vecadd.ptx through libcuda.so.1 on the CPU backend:"
+  P2N_BACKEND=cpu ./build/tests/spirv/spirv_run_vecadd examples/vecadd.ptx
+fi
