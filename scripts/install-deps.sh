@@ -7,7 +7,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config python3
   llvm-22 llvm-22-dev llvm-22-tools lld-22 liblld-22-dev clang-22 libclang-rt-22-dev
   spirv-tools libelf-dev liblz4-dev libzstd-dev zlib1g-dev
-  libamd-comgr-dev rocm-device-libs libze-dev ocl-icd-opencl-dev
+  libamd-comgr-dev rocm-device-libs libamdhip64-dev libze-dev ocl-icd-opencl-dev
   pocl-source llvm-spirv-15 llvm-15-dev clang-15 libclang-15-dev libclang-cpp15-dev libhwloc-dev
 )
 

@@ -21,7 +21,8 @@
     X(zeCommandListAppendLaunchKernel) X(zeCommandListAppendMemoryCopy) X(zeCommandListAppendMemoryFill)          \
     X(zeMemAllocShared) X(zeMemAllocHost) X(zeMemFree) X(zeModuleCreate) X(zeModuleDestroy)                       \
     X(zeModuleBuildLogGetString) X(zeModuleBuildLogDestroy) X(zeModuleGetGlobalPointer) X(zeKernelCreate)         \
-    X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize) X(zeKernelSetIndirectAccess) X(zeKernelGetProperties)
+    X(zeKernelSetArgumentValue) X(zeKernelSetGroupSize) X(zeKernelSetIndirectAccess) X(zeKernelGetProperties)     \
+    X(zeKernelDestroy) X(zeDeviceGetCommandQueueGroupProperties) X(zeDeviceGetMemoryProperties)
 
 static struct {
 #define DECL(f) __typeof__(f) *f;
@@ -36,16 +37,19 @@ static struct {
     ze_context_handle_t ctx;
     ze_command_queue_handle_t q;
     ze_command_list_handle_t cl;
+    ze_device_compute_properties_t cp; /* group size/count limits, checked before every launch */
 } S;
 
 struct p2n_bk_module {
     ze_module_handle_t mod;
     spirv_module_meta meta;
+    struct p2n_bk_kernel *kernels; /* every kernel created from mod: destroyed before the module (spec) */
 };
 struct p2n_bk_kernel {
     ze_kernel_handle_t k;
     p2n_bk_module *m;
     const spirv_kernel_meta *km;
+    struct p2n_bk_kernel *next;
 };
 
 static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -92,9 +96,22 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     int has32 = 0;
     for (uint32_t i = 0; i < cp.numSubGroupSizes; i++) has32 |= cp.subGroupSizes[i] == 32;
     if (!has32) { if (err) *err = msg("the device has no sub-group size 32 (CUDA warps need it)"); return CUDA_ERROR_NO_DEVICE; }
+    S.cp = cp;
+    /* The queue and the list must name the same queue group, and it must accept compute commands: the spec
+     * defines ordinals only through zeDeviceGetCommandQueueGroupProperties (0 is not guaranteed compute). */
+    uint32_t ngroups = 0, ordinal = UINT32_MAX;
+    ze.zeDeviceGetCommandQueueGroupProperties(S.dev, &ngroups, NULL);
+    ze_command_queue_group_properties_t gp[16];
+    if (ngroups > 16) ngroups = 16;
+    for (uint32_t i = 0; i < ngroups; i++) gp[i] = (ze_command_queue_group_properties_t){.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_GROUP_PROPERTIES};
+    if (ngroups && ze.zeDeviceGetCommandQueueGroupProperties(S.dev, &ngroups, gp) == ZE_RESULT_SUCCESS)
+        for (uint32_t i = 0; i < ngroups && ordinal == UINT32_MAX; i++)
+            if (gp[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) ordinal = i;
+    if (ordinal == UINT32_MAX) { if (err) *err = msg("the Level Zero device has no compute queue group"); return CUDA_ERROR_NO_DEVICE; }
     ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
-    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
-    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC};
+    ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = ordinal,
+                                  .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
+    ze_command_list_desc_t ld = {.stype = ZE_STRUCTURE_TYPE_COMMAND_LIST_DESC, .commandQueueGroupOrdinal = ordinal};
     if (ze.zeContextCreate(S.drv, &cd, &S.ctx) != ZE_RESULT_SUCCESS ||
         ze.zeCommandQueueCreate(S.ctx, S.dev, &qd, &S.q) != ZE_RESULT_SUCCESS ||
         ze.zeCommandListCreate(S.ctx, S.dev, &ld, &S.cl) != ZE_RESULT_SUCCESS) {
@@ -104,7 +121,15 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%.200s (Level Zero, ptx2native; SPIR-V %u.%u)", dp.name,
              ZE_MAJOR_VERSION(mp.spirvVersionSupported), ZE_MINOR_VERSION(mp.spirvVersionSupported));
+    /* cuDeviceTotalMem: the sum of the device's memories (one HBM/GDDR entry on discrete GPUs) */
+    uint32_t nmem = 0;
+    ze.zeDeviceGetMemoryProperties(S.dev, &nmem, NULL);
+    ze_device_memory_properties_t mem[8];
+    if (nmem > 8) nmem = 8;
+    for (uint32_t i = 0; i < nmem; i++) mem[i] = (ze_device_memory_properties_t){.stype = ZE_STRUCTURE_TYPE_DEVICE_MEMORY_PROPERTIES};
     info->total_mem = 0;
+    if (nmem && ze.zeDeviceGetMemoryProperties(S.dev, &nmem, mem) == ZE_RESULT_SUCCESS)
+        for (uint32_t i = 0; i < nmem; i++) info->total_mem += mem[i].totalSize;
     info->multiprocessor_count = (int)(dp.numSlices * dp.numSubslicesPerSlice);
     info->clock_rate_khz = (int)dp.coreClockRate * 1000;
     info->max_threads_per_block = cp.maxTotalGroupSize > 1024 ? 1024 : (int)cp.maxTotalGroupSize;
@@ -174,6 +199,11 @@ static CUresult l0_module_load(const void *image, size_t size, p2n_bk_module **o
 
 static void l0_module_unload(p2n_bk_module *m) {
     if (!m) return;
+    for (p2n_bk_kernel *k = m->kernels, *nx; k; k = nx) { /* kernels first: the module must outlive them */
+        nx = k->next;
+        ze.zeKernelDestroy(k->k);
+        free(k);
+    }
     ze.zeModuleDestroy(m->mod);
     spirv_meta_free(&m->meta);
     free(m);
@@ -192,6 +222,8 @@ static CUresult l0_get_kernel(p2n_bk_module *m, const char *name, p2n_bk_kernel 
         bk->k = k;
         bk->m = m;
         bk->km = &m->meta.kernels[i];
+        bk->next = m->kernels;
+        m->kernels = bk;
         *out = bk;
         return CUDA_SUCCESS;
     }
@@ -235,6 +267,11 @@ static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) 
     if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetGroupSize(k->k, l->block[0], l->block[1], l->block[2]);
     if (r != ZE_RESULT_SUCCESS) {
         if (err) *err = msg("Level Zero kernel setup failed (0x%x)", (unsigned)r);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (l->grid[0] > S.cp.maxGroupCountX || l->grid[1] > S.cp.maxGroupCountY || l->grid[2] > S.cp.maxGroupCountZ ||
+        l->block[0] > S.cp.maxGroupSizeX || l->block[1] > S.cp.maxGroupSizeY || l->block[2] > S.cp.maxGroupSizeZ) {
+        if (err) *err = msg("launch of %s exceeds the device's group count or size limits", km->name);
         return CUDA_ERROR_INVALID_VALUE;
     }
     ze_group_count_t gc = {l->grid[0], l->grid[1], l->grid[2]};
