@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""gen-large.py OUT.ptx [MB] — builds one large, valid PTX module by replicating the kernels and device
-functions of the corpus modules under new names, for the front-end benchmark."""
+"""gen-large.py OUT.ptx [MB] [SOURCE.ptx ...] — builds one large, valid PTX module by replicating the kernels and
+device functions of the corpus modules (default: every tests/corpus/ptx/*.sm_90.ptx but rdc*; or the SOURCEs)
+under new names, for the front-end benchmark and the compile-time benchmark (bench/compile)."""
 import pathlib, re, sys
 
 root = pathlib.Path(__file__).resolve().parents[2]
 out = pathlib.Path(sys.argv[1])
 target_mb = float(sys.argv[2]) if len(sys.argv) > 2 else 60.0
-sources = sorted((root / "tests/corpus/ptx").glob("*.sm_90.ptx"))
+sources = [pathlib.Path(a) for a in sys.argv[3:]] or sorted((root / "tests/corpus/ptx").glob("*.sm_90.ptx"))
 sources = [s for s in sources if "rdc" not in s.name]
 
 def items(text):

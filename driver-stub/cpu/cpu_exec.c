@@ -999,8 +999,6 @@ static float m_cosf(float x) { return cosf(x); }
 static float m_exp2f(float x) { return exp2f(x); }
 static float m_log2f(float x) { return log2f(x); }
 static float m_tanhf(float x) { return tanhf(x); }
-static double m_fma(double a, double b, double c) { return fma(a, b, c); }
-static float m_fmaf(float a, float b, float c) { return fmaf(a, b, c); }
 
 const p2n_rt_table p2n_cpu_rt_table = {
     .abi_version = P2N_HOST_ABI_VERSION,
@@ -1027,8 +1025,10 @@ const p2n_rt_table p2n_cpu_rt_table = {
     .exp2f = m_exp2f,
     .log2f = m_log2f,
     .tanhf = m_tanhf,
-    .fma = m_fma,
-    .fmaf = m_fmaf,
+    /* libm's own (its ifunc picks the FMA3 version): x86-64-v2 code calls these for every fma.rn, so no
+     * wrapper hop (bench/cpu/RESULTS.md) */
+    .fma = fma,
+    .fmaf = fmaf,
     .malloc = rt_malloc,
     .free = rt_free,
     .warp_matrix = rt_warp_matrix,
