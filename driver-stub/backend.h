@@ -70,6 +70,9 @@ typedef struct p2n_bk_launch {
 typedef struct p2n_backend_ops {
     const char *name;                /* "cpu", "hip", ... (P2N_BACKEND value) */
     const char *code_arch;           /* p2n_compile arch of this backend's code objects ("host", "gfx942") */
+    /* arch for PTX compiled at load time, when it differs (the CPU backend: "host-native", code for this very
+     * machine); NULL = code_arch. Precompiled native code is matched against code_arch. */
+    const char *jit_arch;
 
     CUresult (*init)(p2n_bk_device_info *info, char **err);
     int (*device_count)(void);

@@ -129,6 +129,7 @@ static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err
 const p2n_backend_ops p2n_backend_cpu = {
     .name = "cpu",
     .code_arch = "host",
+    .jit_arch = "host-native",
     .init = cpu_init,
     .device_count = cpu_device_count,
     .mem_alloc = cpu_mem_alloc,

@@ -75,7 +75,7 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
 {
     memset(j, 0, sizeof *j);
     j->error_log_idx = j->info_log_idx = j->wall_time_idx = -1;
-    j->popt.arch = p2n_drv.be->code_arch;
+    j->popt.arch = p2n_drv.be->jit_arch ? p2n_drv.be->jit_arch : p2n_drv.be->code_arch;
     j->popt.opt_level = 3;
     j->popt.emit = P2N_EMIT_OBJ;
     if (n == 0)

@@ -22,6 +22,8 @@ static void usage(FILE *f) {
           "  -O0 -O1 -O2 -O3         optimisation level (default -O2)\n"
           "  --emit=ir|llvm|asm|obj  what to produce (default obj)\n"
           "  --print-targets         list the targets and whether code generation is available\n"
+          "  -j N, --jobs=N          optimise and compile the kernels of a module on N threads (default 1,\n"
+          "                          or $P2N_JOBS; 0 = one per CPU); the output works the same for every N\n"
           "  -v                      verbose\n"
           "  --version, --help\n"
           "\n"
@@ -133,6 +135,16 @@ int main(int argc, char **argv) {
         else if (strncmp(a, "--arch=", 7) == 0) archs = a + 7;
         else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) opt.opt_level = a[2] - '0';
         else if (strcmp(a, "-v") == 0) opt.verbose = 1;
+        else if (strcmp(a, "-j") == 0 || (a[0] == '-' && a[1] == 'j' && a[2]) || strncmp(a, "--jobs=", 7) == 0) {
+            const char *v = a[1] == 'j' ? (a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "")) : a + 7;
+            char *end;
+            long j = strtol(v, &end, 10);
+            if (!*v || *end || j < 0 || j > 256) {
+                fprintf(stderr, "ptx2native: error: -j needs a thread count 0..256 (0 = one per CPU), not '%s'\n", v);
+                return 1;
+            }
+            opt.jobs = j ? (int)j : -1;
+        }
         else if (strncmp(a, "--emit=", 7) == 0) {
             const char *e = a + 7;
             if (strcmp(e, "ir") == 0) opt.emit = P2N_EMIT_IR;

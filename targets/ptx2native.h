@@ -40,6 +40,10 @@ typedef struct p2n_options {
     /* PTX compile options recorded in fatbins, honoured when compiling (see docs/fatbin-format.md). */
     int max_reg_count;       /* 0 = unlimited (-maxrregcount) */
     int no_fmad;             /* --fmad=false: never contract mul+add */
+    /* Threads for per-kernel parallel optimisation + code generation (-j N): 0 = unset ($P2N_JOBS, else 1),
+     * N > 0 = at most N partitions on N threads, < 0 = one per online CPU. The output is functionally the
+     * same for every value (same kernels, globals, shared layout); SPIR-V and text output ignore it. */
+    int jobs;
 } p2n_options;
 
 /* A finished compilation. `data` holds the output bytes (binary or text); `diagnostics` holds every

@@ -7,6 +7,9 @@
 
 typedef enum target_family { TARGET_HOST, TARGET_AMDGPU, TARGET_SPIRV } target_family;
 
+/* PTX memory-model scopes (.cta .cluster .gpu .sys; membar.gl is .gpu), index of target_desc.syncscopes */
+typedef enum p2n_scope { P2N_SCOPE_CTA, P2N_SCOPE_CLUSTER, P2N_SCOPE_GPU, P2N_SCOPE_SYS, P2N_SCOPE_COUNT } p2n_scope;
+
 struct emit_ctx;
 struct LLVMOpaqueValue;
 struct LLVMOpaqueType;
@@ -31,6 +34,12 @@ typedef struct target_desc {
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
     bool ready;                /* code generation implemented */
     const target_hooks *hooks; /* NULL: the host model (ctx + p2n_rt_table) */
+    /* LLVM syncscope names for atomics and fences, per p2n_scope ("" = system). NULL: system scope for
+     * everything (the host: one coherent address space, so narrower scopes would buy nothing). */
+    const char *const *syncscopes;
+    /* host: code for the CPU this process runs on (host CPU name and features as function attributes); the
+     * JIT of the driver stub uses it, AOT output stays portable unless asked (docs/architecture.md) */
+    bool native_cpu;
 } target_desc;
 
 const target_desc *target_find(const char *name);

@@ -18,6 +18,12 @@
  * between warps, spin-waits on flags). If the queue is empty while threads of the block are still alive, every
  * one of them is blocked: the launch fails with a deadlock report (CUDA would hang).
  *
+ * Thread-loop fast path: a kernel whose compiler-emitted block entry exists (host_abi.h, P2N_KERNEL_THREAD_LOOP:
+ * no thread of it can wait for another) runs each block as ONE call of that entry, on one runner stack, which
+ * loops over the block's threads in the same linear order; no fiber per thread, no per-thread bookkeeping.
+ * trap/assert/faults leave that runner exactly as they leave a thread's fiber. P2N_CPU_THREADLOOP=0 disables
+ * it (every kernel then runs on fibers, as before).
+ *
  * Definitions chosen where the ISA leaves room
  * --------------------------------------------
  * - Exited threads (PTX exit or return from the entry) count as arrived at full-block barriers (count 0) from
@@ -180,6 +186,7 @@ typedef struct chunk {
 typedef struct launch {
     const cpu_kernel *k;
     const p2n_kernel_desc *kd;
+    void (*tl_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* thread-loop entry, NULL: fibers */
     const uint8_t *params;
     uint32_t grid[3], block[3];
     uint64_t nblocks, chunk;
@@ -920,6 +927,8 @@ static inline void thread_finished(worker *w, fiber *f) {
 static _Noreturn void rt_exit_thread(p2n_thread_ctx *ctx) {
     fiber *f = F(ctx);
     worker *w = f->w;
+    if (w->L->tl_entry) /* the compiler never emits this call in a thread-loop kernel (host_abi.h) */
+        fail_thread(w, f, CPU_ERR_LAUNCH_FAILED, "internal error: exit through the runtime in a thread-loop kernel");
     p2n_stack *s = f->stack;
     thread_finished(w, f);
     w->release_stack = s;
@@ -934,6 +943,8 @@ static void rt_yield(p2n_thread_ctx *ctx) {
         w->aborted = true;
         leave_fiber(w);
     }
+    if (w->L->tl_entry) /* one runner for the whole block: nothing else to switch to */
+        return;
     warpstate *ws = &w->warps[f->index >> 5];
     f->state = F_YIELDED;
     if (ws->am_waiting)
@@ -1065,6 +1076,46 @@ static void runner_main(void *arg) {
     leave_fiber(w);
 }
 
+/* The thread-loop runner: one call of the kernel's block entry runs all threads of the block (ctx = thread 0's,
+ * which the emitted code updates before runtime calls). Same stack pool, guard page and fault attribution as
+ * runner_main; trap/assert abandon it the same way. */
+static void block_runner_main(void *arg) {
+    worker *w = arg;
+#if P2N_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &w->sched_lo, &w->sched_size);
+#endif
+    fiber *f = &w->fib[0];
+    f->stack = w->cur_stack;
+    f->state = F_RUNNING;
+    w->cur = f;
+    w->L->tl_entry(w->L->params, &f->ctx);
+    f->state = F_DONE;
+    f->stack = NULL;
+    w->ndone = w->nthreads;
+    w->release_stack = w->cur_stack;
+    w->cur = NULL;
+    leave_fiber(w);
+}
+
+static void run_block_loop(worker *w) {
+    launch *L = w->L;
+    fiber *f = &w->fib[0];
+    memcpy(f->ctx.ctaid, w->tmpl.ctaid, sizeof w->tmpl.ctaid);
+    w->next_unstarted = 1; /* fib[0] is the runner's: an abort gives its stack back below */
+    p2n_stack *s = stack_get(w);
+    if (!s) {
+        launch_fail(L, CPU_ERR_OUT_OF_RESOURCES, fmt("kernel '%s': out of memory for thread stacks", L->kd->name));
+        w->aborted = true;
+        return;
+    }
+    w->cur_stack = s;
+    switch_to_fiber(w, init_frame(s, block_runner_main, w), s);
+    if (w->release_stack) {
+        stack_put(w, w->release_stack);
+        w->release_stack = NULL;
+    }
+}
+
 static void report_deadlock(worker *w) {
     p2n_buf b = {0};
     char *head = fmt("kernel '%s': deadlock in block [%u,%u,%u]: all %u live threads are blocked (CUDA would hang):",
@@ -1160,6 +1211,11 @@ static void run_block(worker *w, uint64_t bid) {
         }
         w->bars_busy = 0;
     }
+    w->block_out_start = w->out.len;
+    if (L->tl_entry) {
+        run_block_loop(w);
+        goto finish;
+    }
     for (uint32_t i = 0; i < L->nwarps; i++) {
         uint32_t lanes = n - i * 32 >= 32 ? 32 : n - i * 32;
         uint32_t exists = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1;
@@ -1171,7 +1227,6 @@ static void run_block(worker *w, uint64_t bid) {
     /* fibers t >= next_unstarted are unstarted whatever their state field says */
     for (uint32_t t = 0; t < n; t++)
         memcpy(w->fib[t].ctx.ctaid, w->tmpl.ctaid, sizeof w->tmpl.ctaid);
-    w->block_out_start = w->out.len;
 
     for (;;) {
         if (w->release_stack) {
@@ -1214,9 +1269,14 @@ static void run_block(worker *w, uint64_t bid) {
             switch_to_fiber(w, f->sp, f->stack);
         }
     }
+finish:
     if (w->fault_sig) {
         fiber *f = w->fault_fiber;
-        char *loc = f ? where(w, f) : NULL;
+        /* the thread-loop entry keeps the thread's coordinates in registers: only the block is known */
+        char *loc = L->tl_entry ? fmt("kernel '%s': block [%u,%u,%u] (thread-loop fast path: P2N_CPU_THREADLOOP=0 "
+                                   "names the thread)", L->kd->name, w->tmpl.ctaid[0], w->tmpl.ctaid[1],
+                                   w->tmpl.ctaid[2])
+                  : f ? where(w, f) : NULL;
         launch_fail(L, CPU_ERR_ILLEGAL_ADDRESS,
                     fmt("%s: %s at address %p (an illegal memory access was encountered)", loc ? loc : "?",
                         w->fault_sig == SIGBUS ? "bus error" : "segmentation fault", w->fault_addr));
@@ -1573,6 +1633,8 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     memset(&L, 0, sizeof L);
     L.k = k;
     L.kd = kd;
+    const char *tl_env = getenv("P2N_CPU_THREADLOOP");
+    L.tl_entry = tl_env && tl_env[0] == '0' ? NULL : k->block_entry;
     L.params = cl->params;
     for (int i = 0; i < 3; i++) {
         L.grid[i] = cl->grid[i];

@@ -11,7 +11,8 @@
 
 struct cpu_kernel {
     struct cpu_module *module;
-    const p2n_kernel_desc *desc;
+    const p2n_kernel_desc *desc; /* fields up to `flags` (a version 1 object has no block_entry) */
+    void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* NULL: fibers only */
 };
 
 struct cpu_module {

@@ -99,13 +99,19 @@ static const char *check_elf(const uint8_t *img, size_t size) {
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
+/* Kernel i of the table: version 1 entries end before block_entry (their stride is its offset). */
+static const p2n_kernel_desc *kdesc(const p2n_module_desc *d, uint32_t i) {
+    size_t stride = d->abi_version == 1 ? offsetof(p2n_kernel_desc, block_entry) : sizeof(p2n_kernel_desc);
+    return (const p2n_kernel_desc *)(const void *)((const char *)d->kernels + (size_t)i * stride);
+}
+
 static const char *check_desc(const p2n_module_desc *d, char *why, size_t whylen) {
     if (d->nkernels > (1u << 20) || (d->nkernels && !d->kernels))
         return "module descriptor has a bad kernel table";
     if (d->nglobals > (1u << 24) || (d->nglobals && !d->globals))
         return "module descriptor has a bad global table";
     for (uint32_t i = 0; i < d->nkernels; i++) {
-        const p2n_kernel_desc *k = &d->kernels[i];
+        const p2n_kernel_desc *k = kdesc(d, i);
         if (!k->name || !k->entry) {
             snprintf(why, whylen, "kernel #%u has no name or entry point", i);
             return why;
@@ -131,7 +137,7 @@ static const char *check_desc(const p2n_module_desc *d, char *why, size_t whylen
             return why;
         }
         for (uint32_t j = 0; j < i; j++)
-            if (strcmp(d->kernels[j].name, k->name) == 0) {
+            if (strcmp(kdesc(d, j)->name, k->name) == 0) {
                 snprintf(why, whylen, "kernel '%s' is defined twice", k->name);
                 return why;
             }
@@ -188,7 +194,7 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
     cpu_status st = CPU_OK;
     if (!d || !rt)
         st = fail(error, CPU_ERR_INVALID_IMAGE, "host code object: __p2n_module or __p2n_rt not found");
-    else if (d->abi_version != P2N_HOST_ABI_VERSION)
+    else if (d->abi_version != P2N_HOST_ABI_VERSION && d->abi_version != 1)
         st = fail(error, CPU_ERR_INVALID_IMAGE,
                   "host code object: ABI version %u, this runtime implements version %u (recompile the module)",
                   d->abi_version, P2N_HOST_ABI_VERSION);
@@ -218,7 +224,10 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
     m->nkernels = d->nkernels;
     for (uint32_t i = 0; i < d->nkernels; i++) {
         m->kernels[i].module = m;
-        m->kernels[i].desc = &d->kernels[i];
+        m->kernels[i].desc = kdesc(d, i);
+        /* the flag and the entry must agree: an object claiming one without the other gets fibers */
+        if (d->abi_version >= 2 && (m->kernels[i].desc->flags & P2N_KERNEL_THREAD_LOOP))
+            m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
     }
     *out = m;
     return CPU_OK;

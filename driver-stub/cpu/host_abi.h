@@ -13,6 +13,15 @@
  * The entry returns when the thread finishes. Device functions take the ctx as an extra first argument.
  * Code must call rt->yield at loop back-edges once `yield_budget` runs out (decrement, call at <= 0), so a
  * thread spinning on a flag set by another thread of its block lets that thread run (forward progress).
+ * Emitted code may count in a local copy (read from ctx at function entry and after rt->yield).
+ *
+ * Thread-loop fast path (version 2): a kernel none of whose threads can wait for another (no barriers, no warp
+ * collectives, no strong memory operation in a loop, ...: targets/llvm/thread_loop.c) may also have a
+ * `block_entry`, flagged P2N_KERNEL_THREAD_LOOP. One call runs all threads of the block one after another in
+ * linear order (x fastest): the runtime passes a ctx with the block fields set (tid and yield_budget are
+ * ignored); the code writes tid/laneid/warpid into that ctx before every runtime or device-function call, so
+ * rt functions see the calling thread there. It never calls rt->yield, rt->exit_thread or any barrier or
+ * warp function. Local memory of each thread lives on the stack the block entry runs on.
  *
  * Address spaces on the CPU: global and generic addresses are host pointers. Shared-window addresses
  * (`.shared` state space, 32-bit or 64-bit) are byte offsets into the block's shared memory `ctx->smem`;
@@ -24,7 +33,9 @@
 
 #include <stdint.h>
 
-#define P2N_HOST_ABI_VERSION 1u
+/* 2: p2n_kernel_desc.block_entry and P2N_KERNEL_THREAD_LOOP (the runtime still loads version 1 objects, whose
+ * kernel table lacks that last field) */
+#define P2N_HOST_ABI_VERSION 2u
 
 typedef struct p2n_thread_ctx {
     uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
@@ -111,7 +122,8 @@ typedef struct p2n_rt_table {
     uint32_t (*is_local)(p2n_thread_ctx *ctx, uint64_t addr);
 } p2n_rt_table;
 
-enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u };
+enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,
+       P2N_KERNEL_THREAD_LOOP = 8u /* block_entry is set (version 2) */ };
 
 typedef struct p2n_kernel_desc {
     const char *name;
@@ -126,6 +138,8 @@ typedef struct p2n_kernel_desc {
     uint32_t maxntid[3];          /* 0 = not given */
     uint32_t reqntid[3];
     uint32_t flags;               /* P2N_KERNEL_* */
+    /* version 2: runs every thread of a block (see above); NULL when the kernel needs fibers */
+    void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx);
 } p2n_kernel_desc;
 
 typedef struct p2n_global_desc {

@@ -46,10 +46,12 @@ struct p2n_bk_module {
     cl_program prog;
     spirv_module_meta meta;
     uint64_t *gaddr;
+    uint32_t *trap_rec; /* SVM error record passed to every kernel of a trapping module (meta "p2n:trap"), or NULL */
 };
 struct p2n_bk_kernel {
     cl_kernel k;
     const spirv_kernel_meta *km;
+    p2n_bk_module *mod;
     uint32_t wgmax;
 };
 
@@ -247,6 +249,20 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         if (gk) cl.clReleaseKernel(gk);
         if (buf) cl.clSVMFree(S.ctx, buf);
     }
+    if (m->meta.trap_arg) {
+        /* the trap/assert record (targets/spirv/spirv_trap.c): a hidden trailing argument of every kernel */
+        m->trap_rec = cl.clSVMAlloc(S.ctx, CL_MEM_READ_WRITE | (S.fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0), 64, 64);
+        uint32_t zero[16] = {0};
+        if (!m->trap_rec || cpy(m->trap_rec, zero, sizeof zero) != CUDA_SUCCESS) {
+            if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
+            cl.clReleaseProgram(m->prog);
+            spirv_meta_free(&m->meta);
+            free(m->gaddr);
+            free(m);
+            if (err) *err = msg("cannot allocate the module's trap record");
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -254,6 +270,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
 static void ocl_module_unload(p2n_bk_module *m) {
     if (!m) return;
     cl.clReleaseProgram(m->prog);
+    if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
     spirv_meta_free(&m->meta);
     free(m->gaddr);
     free(m);
@@ -268,6 +285,7 @@ static CUresult ocl_get_kernel(p2n_bk_module *m, const char *name, p2n_bk_kernel
         p2n_bk_kernel *bk = calloc(1, sizeof *bk);
         bk->k = k;
         bk->km = &m->meta.kernels[i];
+        bk->mod = m;
         size_t wg = 1024;
         cl.clGetKernelWorkGroupInfo(k, S.dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
         bk->wgmax = wg > 1024 ? 1024 : (uint32_t)wg;
@@ -299,6 +317,38 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->max_threads_per_block = k->wgmax;
 }
 
+/* a NUL-terminated device string (the constant strings __assertfail names), at most n-1 bytes */
+static void dev_string(uint64_t addr, char *buf, size_t n) {
+    size_t i = 0;
+    for (; addr && i + 1 < n; i++)
+        if (cpy(buf + i, (const void *)(uintptr_t)(addr + i), 1) != CUDA_SUCCESS || !buf[i]) break;
+    buf[i] = 0;
+    if (!i) snprintf(buf, n, "?");
+}
+
+/* After a launch: the first trap/assert of the grid left its record (spirv_trap.c: [0] code 1 trap / 2 assert,
+ * [1] line, [2..7] message/file/function addresses, [8..10] %ctaid, [11..13] %tid); read and clear it and
+ * report like the CPU runtime (driver-stub/cpu/cpu_exec.c rt_trap / rt_assertfail). */
+static CUresult check_trap(p2n_bk_kernel *k, char **err) {
+    uint32_t r[16];
+    if (!k->mod->trap_rec || cpy(r, k->mod->trap_rec, sizeof r) != CUDA_SUCCESS || !r[0]) return CUDA_SUCCESS;
+    uint32_t zero[16] = {0};
+    cpy(k->mod->trap_rec, zero, sizeof zero);
+    if (r[0] != 2) {
+        if (err) *err = msg("kernel '%s': trap (unspecified launch failure)", k->km->name);
+        return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    char text[3][256];
+    for (int s = 0; s < 3; s++) dev_string(r[2 + 2 * s] | (uint64_t)r[3 + 2 * s] << 32, text[s], sizeof text[s]);
+    char line[1200];
+    snprintf(line, sizeof line, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", text[1],
+             r[1], text[2], r[8], r[9], r[10], r[11], r[12], r[13], text[0]);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    if (err) *err = msg("kernel '%s': %s", k->km->name, line);
+    return CUDA_ERROR_ASSERT;
+}
+
 static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
     const spirv_kernel_meta *km = k->km;
     const uint8_t *pb = l->params;
@@ -309,6 +359,7 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
     if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams, lbytes ? lbytes : 16, NULL);
     uint32_t dyn = l->dynamic_shared_bytes;
     if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams + 1, 4, &dyn);
+    if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
     if (e != CL_SUCCESS) {
         if (err) *err = msg("clSetKernelArg failed (%d)", e);
         return CUDA_ERROR_INVALID_VALUE;
@@ -326,7 +377,7 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         return e == CL_INVALID_WORK_GROUP_SIZE || e == CL_OUT_OF_RESOURCES ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                                                                            : CUDA_ERROR_LAUNCH_FAILED;
     }
-    return CUDA_SUCCESS;
+    return check_trap(k, err);
 }
 
 static CUresult ocl_sync(void) { return cl.clFinish(S.q) == CL_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_LAUNCH_FAILED; }

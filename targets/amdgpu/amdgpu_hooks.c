@@ -7,49 +7,47 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "amdgpu_target.h"
-#include "../llvm/emit.h"
+#include "amdgpu_internal.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 #define BLD (E->B)
 
-static bool wave64(emit_ctx *E) { return E->t->wave_size == 64; }
+bool amd_wave64(emit_ctx *E) { return E->t->wave_size == 64; }
 
 /* hardware lane within the wave */
-static LLVMValueRef hw_lane(emit_ctx *E) {
+LLVMValueRef amd_hw_lane(emit_ctx *E) {
     LLVMValueRef a[2] = {c32(E, 0xffffffffu), c32(E, 0)};
     LLVMValueRef lo = intrin(E, "llvm.amdgcn.mbcnt.lo", NULL, 0, a, 2);
-    if (!wave64(E)) return lo;
+    if (!amd_wave64(E)) return lo;
     LLVMValueRef b[2] = {c32(E, 0xffffffffu), lo};
     return intrin(E, "llvm.amdgcn.mbcnt.hi", NULL, 0, b, 2);
 }
 
 /* bit offset of this lane's CUDA warp inside the wave's 64-bit ballot: 0, or 32 for the upper warp on wave64 */
-static LLVMValueRef warp_half(emit_ctx *E) {
-    if (!wave64(E)) return c32(E, 0);
-    return LLVMBuildAnd(BLD, hw_lane(E), c32(E, 32), "");
+LLVMValueRef amd_warp_half(emit_ctx *E) {
+    if (!amd_wave64(E)) return c32(E, 0);
+    return LLVMBuildAnd(BLD, amd_hw_lane(E), c32(E, 32), "");
 }
 
 /* 32-bit ballot of this lane's CUDA warp */
-static LLVMValueRef ballot32(emit_ctx *E, LLVMValueRef pred_i1) {
+LLVMValueRef amd_ballot32(emit_ctx *E, LLVMValueRef pred_i1) {
     LLVMValueRef b = intrin(E, "llvm.amdgcn.ballot", &E->i64, 1, &pred_i1, 1);
-    if (wave64(E)) b = LLVMBuildLShr(BLD, b, LLVMBuildZExt(BLD, warp_half(E), E->i64, ""), "");
+    if (amd_wave64(E)) b = LLVMBuildLShr(BLD, b, LLVMBuildZExt(BLD, amd_warp_half(E), E->i64, ""), "");
     return LLVMBuildTrunc(BLD, b, E->i32, "");
 }
 
-static LLVMValueRef laneid(emit_ctx *E) { return LLVMBuildAnd(BLD, hw_lane(E), c32(E, 31), ""); }
+LLVMValueRef amd_laneid(emit_ctx *E) { return LLVMBuildAnd(BLD, amd_hw_lane(E), c32(E, 31), ""); }
 
-static void workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord) {
-    LLVMValueRef f = LLVMBuildFence(BLD, ord, 0, "");
-    LLVMSetAtomicSyncScopeID(f, LLVMGetSyncScopeID(E->C, "workgroup", 9));
+void amd_workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord) {
+    LLVMBuildFenceSyncScope(BLD, ord, LLVMGetSyncScopeID(E->C, "workgroup", 9), "");
 }
 
-static bool is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
+bool amd_is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
 
 static LLVMValueRef shfl(emit_ctx *E, LLVMValueRef *a) {
     /* a: ctx mode value b c membermask in_range_ptr (PTX ISA shfl.sync pseudo code) */
     unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
-    LLVMValueRef lane = laneid(E);
+    LLVMValueRef lane = amd_laneid(E);
     LLVMValueRef bval = LLVMBuildAnd(BLD, a[3], c32(E, 31), "");
     LLVMValueRef cval = LLVMBuildAnd(BLD, a[4], c32(E, 31), "");
     LLVMValueRef seg = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, a[4], c32(E, 8), ""), c32(E, 31), "");
@@ -76,7 +74,7 @@ static LLVMValueRef shfl(emit_ctx *E, LLVMValueRef *a) {
         break;
     }
     j = LLVMBuildSelect(BLD, p, j, lane, "");
-    LLVMValueRef src = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, j, c32(E, 31), ""), warp_half(E), "");
+    LLVMValueRef src = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, j, c32(E, 31), ""), amd_warp_half(E), "");
     LLVMValueRef ba[2] = {LLVMBuildShl(BLD, src, c32(E, 2), ""), a[2]};
     LLVMValueRef r = intrin(E, "llvm.amdgcn.ds.bpermute", NULL, 0, ba, 2);
     LLVMBuildStore(BLD, LLVMBuildZExt(BLD, p, E->i32, ""), a[6]);
@@ -87,8 +85,8 @@ static LLVMValueRef vote(emit_ctx *E, LLVMValueRef *a) {
     unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
     LLVMValueRef pred = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
     LLVMValueRef mask = a[3];
-    LLVMValueRef b = LLVMBuildAnd(BLD, ballot32(E, pred), mask, "");
-    LLVMValueRef act = LLVMBuildAnd(BLD, ballot32(E, LLVMConstInt(E->i1, 1, 0)), mask, "");
+    LLVMValueRef b = LLVMBuildAnd(BLD, amd_ballot32(E, pred), mask, "");
+    LLVMValueRef act = LLVMBuildAnd(BLD, amd_ballot32(E, LLVMConstInt(E->i1, 1, 0)), mask, "");
     switch (mode) {
     case P2N_VOTE_BALLOT: return b;
     case P2N_VOTE_ANY: return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntNE, b, c32(E, 0), ""), E->i32, "");
@@ -135,23 +133,18 @@ static LLVMValueRef marker(emit_ctx *E, const char *name) {
 static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *a, unsigned n) {
     (void)n;
     switch (slot) {
-    case RT_BARRIER:
-        /* bar.sync / barrier.sync with barrier 0 and all threads: s_barrier between workgroup fences
-         * (the fences the shared emission puts around it are narrowed to workgroup scope afterwards) */
-        if (!is_const(a[1], 0) || !is_const(a[2], 0) || !is_const(a[3], 0)) {
-            emit_unsupported(E, "only barrier 0 over the whole CTA (bar.sync 0) is supported on AMDGPU");
-            return NULL;
-        }
-        workgroup_fence(E, LLVMAtomicOrderingRelease);
-        intrin(E, "llvm.amdgcn.s.barrier", NULL, 0, NULL, 0);
-        workgroup_fence(E, LLVMAtomicOrderingAcquire);
-        return NULL;
+    case RT_BARRIER: amd_barrier(E, a); return NULL;
+    case RT_BARRIER_RED: return amd_barrier_red(E, a);
+    case RT_REDUX: return amd_redux(E, a);
+    case RT_MATCH_ANY: return amd_match_any(E, a);
+    case RT_MATCH_ALL: return amd_match_all(E, a);
+    case RT_ELECT: return amd_elect(E, a);
     case RT_WARP_SYNC:
         intrin(E, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0);
         return NULL;
     case RT_SHFL: return shfl(E, a);
     case RT_VOTE: return vote(E, a);
-    case RT_ACTIVEMASK: return ballot32(E, LLVMConstInt(E->i1, 1, 0));
+    case RT_ACTIVEMASK: return amd_ballot32(E, LLVMConstInt(E->i1, 1, 0));
     case RT_YIELD: {
         LLVMValueRef k = c32(E, 1);
         intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &k, 1);
@@ -247,5 +240,8 @@ static LLVMValueRef amd_rt_fn(emit_ctx *E, unsigned slot) {
     E->B = saved;
     return f;
 }
+
+const char *const amdgpu_syncscopes[P2N_SCOPE_COUNT] = {
+    [P2N_SCOPE_CTA] = "workgroup", [P2N_SCOPE_CLUSTER] = "agent", [P2N_SCOPE_GPU] = "agent", [P2N_SCOPE_SYS] = ""};
 
 const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call};

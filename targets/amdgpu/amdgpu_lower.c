@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "amdgpu_target.h"
+#include "amdgpu_internal.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -68,7 +68,9 @@ static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) 
 }
 
 /* one kernel descriptor element of __p2n_kernels -> the amdgpu_kernel wrapper */
-static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef lds, uint64_t static_smem) {
+/* smem: the (addrspace 3) start of the PTX shared window; fixed: static LDS bytes in front of the dynamic part
+ * (AMD-private words + the PTX statics) */
+static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef smem, uint64_t fixed, uint64_t reserve) {
     LLVMValueRef body = LLVMGetAggregateElement(kd, 1);
     unsigned np = (unsigned)elem_u(kd, 2);
     LLVMValueRef offs_g = LLVMGetAggregateElement(kd, 3), sizes_g = LLVMGetAggregateElement(kd, 4);
@@ -142,9 +144,9 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef lds, uint64_t st
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, nwarpid),
               LLVMBuildLShr(L->B, LLVMBuildAdd(L->B, nthr, k32(L, 31), ""), k32(L, 5), ""));
     LLVMValueRef gseg = load_dp(L, dp, 28, L->i32); /* group_segment_size: static + dynamic LDS */
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, dynamic_smem_size), LLVMBuildSub(L->B, gseg, k32(L, static_smem), ""));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem), lds ? LLVMBuildAddrSpaceCast(L->B, lds, L->ptr, "") : LLVMConstNull(L->ptr));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem_size), gseg);
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, dynamic_smem_size), LLVMBuildSub(L->B, gseg, k32(L, fixed), ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem), smem ? LLVMBuildAddrSpaceCast(L->B, smem, L->ptr, "") : LLVMConstNull(L->ptr));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem_size), LLVMBuildSub(L->B, gseg, k32(L, reserve), ""));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, yield_budget), k32(L, 0x7fffffff));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, rt), LLVMConstNull(L->ptr));
     LLVMValueRef ka = call_intrin(L, "llvm.amdgcn.kernarg.segment.ptr", NULL, 0, NULL, 0);
@@ -194,30 +196,6 @@ static void retarget_allocas(lower *L) {
                 LLVMValueRef c = LLVMBuildAddrSpaceCast(L->B, a, L->ptr, "");
                 LLVMReplaceAllUsesWith(i, c);
                 LLVMInstructionEraseFromParent(i);
-            }
-}
-
-static bool is_call_to(LLVMValueRef i, LLVMValueRef f) {
-    return i && LLVMIsACallInst(i) && LLVMGetCalledValue(i) == f;
-}
-
-/* s_barrier: the fences right around it (seq_cst, system scope from the shared emission) -> workgroup */
-static void narrow_barrier_fences(lower *L) {
-    LLVMValueRef bar = LLVMGetNamedFunction(L->M, "llvm.amdgcn.s.barrier");
-    if (!bar) return;
-    unsigned wg = LLVMGetSyncScopeID(L->C, "workgroup", 9);
-    for (LLVMValueRef f = LLVMGetFirstFunction(L->M); f; f = LLVMGetNextFunction(f))
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(f); bb; bb = LLVMGetNextBasicBlock(bb))
-            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-                if (!is_call_to(i, bar)) continue;
-                for (int dir = 0; dir < 2; dir++) {
-                    LLVMValueRef j = i;
-                    for (int k = 0; k < 2; k++) { /* our own workgroup fence, then the emission's */
-                        j = dir ? LLVMGetNextInstruction(j) : LLVMGetPreviousInstruction(j);
-                        if (!j || !LLVMIsAFenceInst(j)) break;
-                        LLVMSetAtomicSyncScopeID(j, wg);
-                    }
-                }
             }
 }
 
@@ -298,13 +276,24 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
         const ir_var *var = &m->vars[v];
         if (ir_space_base[var->space] == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) uses_dyn = true;
     }
-    /* LDS: static shared at the start of the window, the dynamic part right after it */
-    LLVMValueRef lds = NULL, dyn = NULL;
-    if (static_smem) {
-        lds = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, static_smem), "__p2n_lds", 3);
-        LLVMSetInitializer(lds, LLVMGetPoison(LLVMArrayType2(L->i8, static_smem)));
+    /* LDS: the hooks' private words (bar.red counters, counting barriers) first, then the static shared window,
+     * the dynamic part right after it: one static LDS variable, so the back end's placement of dynamic LDS
+     * (after all static LDS) is known. */
+    LLVMValueRef lds = NULL, dyn = NULL, priv = LLVMGetNamedGlobal(M, AMDGPU_LDS_PRIV), smem = NULL;
+    uint64_t align = dyn_align > 16 ? dyn_align : 16;
+    uint64_t reserve = priv ? (4 * AMDGPU_PRIV_WORDS + align - 1) / align * align : 0;
+    if (static_smem + reserve) {
+        LLVMTypeRef ty = LLVMArrayType2(L->i8, reserve + static_smem);
+        lds = LLVMAddGlobalInAddressSpace(M, ty, "__p2n_lds", 3);
+        LLVMSetInitializer(lds, LLVMGetPoison(ty));
         LLVMSetLinkage(lds, LLVMInternalLinkage);
-        LLVMSetAlignment(lds, (unsigned)(dyn_align > 16 ? dyn_align : 16));
+        LLVMSetAlignment(lds, (unsigned)align);
+        LLVMValueRef off = k64(L, reserve);
+        smem = reserve ? LLVMConstInBoundsGEP2(L->i8, lds, &off, 1) : lds;
+        if (priv) {
+            LLVMReplaceAllUsesWith(priv, lds);
+            LLVMDeleteGlobal(priv);
+        }
     }
     if (uses_dyn) {
         dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
@@ -314,7 +303,7 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
     if (karr && ok) {
         LLVMValueRef ks = LLVMGetInitializer(karr);
         for (unsigned i = 0; i < nk && ok; i++) {
-            if (!wrap_kernel(L, LLVMGetAggregateElement(ks, i), lds ? lds : dyn, static_smem)) {
+            if (!wrap_kernel(L, LLVMGetAggregateElement(ks, i), smem ? smem : dyn, reserve + static_smem, reserve)) {
                 diag_plain(d, "error", "internal compiler error: kernel parameter layout not increasing");
                 *internal = true;
                 ok = false;
@@ -329,7 +318,7 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
             if (LLVMGetFunctionCallConv(f) != LLVMAMDGPUKERNELCallConv || !LLVMGetFirstBasicBlock(f)) continue;
             LLVMPositionBuilderBefore(L->B, LLVMGetFirstInstruction(LLVMGetFirstBasicBlock(f)));
             LLVMValueRef a = LLVMBuildPtrToInt(L->B, dyn, L->i32, "");
-            LLVMValueRef b = LLVMBuildAdd(L->B, LLVMBuildPtrToInt(L->B, lds, L->i32, ""), k32(L, static_smem), "");
+            LLVMValueRef b = LLVMBuildAdd(L->B, LLVMBuildPtrToInt(L->B, lds, L->i32, ""), k32(L, reserve + static_smem), "");
             LLVMValueRef eq = LLVMBuildICmp(L->B, LLVMIntEQ, a, b, "");
             call_intrin(L, "llvm.assume", NULL, 0, &eq, 1);
         }
@@ -343,9 +332,16 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
             nx = LLVMGetNextGlobal(g);
             if (LLVMGetLinkage(g) == LLVMPrivateLinkage && !LLVMGetFirstUse(g)) LLVMDeleteGlobal(g);
         }
+    /* FP environment: IEEE denormals for f32 and f16/f64 in every function (descriptor FLOAT_DENORM_MODE_* =
+     * flush none). .ftz is emitted explicitly and directed rounding in software (emit_float.c), so the mode
+     * register never changes inside a kernel (docs/amdgpu.md "FP modes"). */
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+        if (!LLVMGetFirstBasicBlock(f)) continue;
+        add_str_attr(L, f, "denormal-fp-math", "ieee,ieee");
+        add_str_attr(L, f, "denormal-fp-math-f32", "ieee,ieee");
+    }
     retarget_globals(L);
     retarget_allocas(L);
-    narrow_barrier_fences(L);
     lower_exit(L);
     LLVMMetadataRef v = LLVMValueAsMetadata(k32(L, 500));
     LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, v);

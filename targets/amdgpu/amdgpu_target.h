@@ -11,6 +11,9 @@
 #include "target.h"
 
 extern const target_hooks amdgpu_hooks;
+/* PTX scope -> AMDGPU syncscope: .cta workgroup, .cluster and .gpu agent (a cluster is one CTA here, but
+ * agent stays correct if clusters ever span workgroups), .sys system */
+extern const char *const amdgpu_syncscopes[P2N_SCOPE_COUNT];
 
 /* LLVM's AMDGPU target; called once from codegen's init. */
 void amdgpu_init_llvm(void);

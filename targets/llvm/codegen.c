@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "note_merge.h"
+#include "split.h"
 #include "../spirv/spirv_target.h"
 #include "../amdgpu/amdgpu_target.h"
 
@@ -65,8 +67,10 @@ static bool read_file(const char *path, uint8_t **data, size_t *n) {
     return true;
 }
 
-/* ELF shared object from one relocatable object: lld in process, or ld.lld as a subprocess. */
-static bool link_shared(const void *obj, size_t objlen, p2n_diags *d, uint8_t **data, size_t *size) {
+/* ELF shared object from relocatable objects (one per partition): lld in process, or ld.lld as a
+ * subprocess. AMDGPU objects each carry a metadata note; those are merged into one after linking. */
+bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens, unsigned nobj, p2n_diags *d,
+               uint8_t **data, size_t *size) {
     const char *tmp = getenv("TMPDIR");
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/p2n-link-XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -74,17 +78,32 @@ static bool link_shared(const void *obj, size_t objlen, p2n_diags *d, uint8_t **
         diag_plain(d, "error", "cannot create a temporary directory for linking: %s", strerror(errno));
         return false;
     }
-    char in[4200], out[4200];
-    snprintf(in, sizeof in, "%s/k.o", dir);
+    char out[4200];
+    char **in = calloc(nobj + 1, sizeof *in);
+    const char **args = calloc(nobj + 16, sizeof *args);
     snprintf(out, sizeof out, "%s/k.so", dir);
     bool ok = false;
-    if (!write_file(in, obj, objlen)) {
-        diag_plain(d, "error", "cannot write '%s': %s", in, strerror(errno));
+    unsigned written = 0;
+    if (!in || !args) {
+        diag_plain(d, "error", "internal compiler error: out of memory while linking");
         goto done;
     }
-    const char *args[] = {"ld.lld", "-shared", "--no-undefined", "--threads=1", "-z", "noexecstack", "--hash-style=both",
-                          "-o", out, in, NULL};
-    int nargs = (int)(sizeof args / sizeof args[0]) - 1;
+    int nargs = 0;
+    const char *fixed[] = {"ld.lld", "-shared", "--no-undefined", "--threads=1", "-z", "noexecstack",
+                           "--hash-style=both", "-o", out};
+    for (unsigned k = 0; k < sizeof fixed / sizeof fixed[0]; k++) args[nargs++] = fixed[k];
+    for (; written < nobj; written++) {
+        in[written] = malloc(4200);
+        if (!in[written]) break;
+        snprintf(in[written], 4200, "%s/k%u.o", dir, written);
+        if (!write_file(in[written], objs[written], lens[written])) {
+            diag_plain(d, "error", "cannot write '%s': %s", in[written], strerror(errno));
+            written++;
+            goto done;
+        }
+        args[nargs++] = in[written];
+    }
+    args[nargs] = NULL;
     char err[4096] = "";
     int rc = getenv("P2N_LLD_SUBPROCESS") ? -1 : p2n_lld_link_elf(args, nargs, err, sizeof err);
     if (rc < 0) {
@@ -103,10 +122,92 @@ static bool link_shared(const void *obj, size_t objlen, p2n_diags *d, uint8_t **
     }
     ok = read_file(out, data, size);
     if (!ok) diag_plain(d, "error", "internal compiler error: cannot read the linked object");
+    if (ok && nobj > 1 && t->family == TARGET_AMDGPU && !amdgpu_merge_metadata_notes(*data, *size)) {
+        diag_plain(d, "error", "internal compiler error: cannot merge the AMDGPU metadata notes of %u objects", nobj);
+        free(*data);
+        *data = NULL;
+        ok = false;
+    }
 done:
-    unlink(in);
+    for (unsigned k = 0; k < written; k++) if (in[k]) { unlink(in[k]); free(in[k]); }
+    free(in);
+    free(args);
     unlink(out);
     rmdir(dir);
+    return ok;
+}
+
+/* Threads for per-kernel code generation: the option, else $P2N_JOBS (so whole test suites can run
+ * partitioned), else 1. Negative: one per online CPU. */
+unsigned llvm_jobs(const p2n_options *opt) {
+    long j = opt->jobs;
+    if (!j) {
+        const char *e = getenv("P2N_JOBS");
+        j = e && *e ? strtol(e, NULL, 10) : 1;
+    }
+    if (j < 0) j = sysconf(_SC_NPROCESSORS_ONLN);
+    return j < 1 ? 1 : j > 256 ? 256 : (unsigned)j;
+}
+
+static LLVMTargetMachineRef make_tm(const target_desc *t, const p2n_options *opt, char **err) {
+    LLVMTargetRef T;
+    if (LLVMGetTargetFromTriple(t->triple, &T, err)) return NULL;
+    LLVMCodeGenOptLevel lvl = opt->opt_level <= 0 ? LLVMCodeGenLevelNone : opt->opt_level == 1 ? LLVMCodeGenLevelLess
+                              : opt->opt_level == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
+    return LLVMCreateTargetMachine(T, t->triple, t->cpu, "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
+}
+
+/* Host objects are linked --no-undefined and import nothing: keep the optimiser from turning loops into
+ * memset/memcpy calls (loop idiom recognition, e.g. in the thread-loop entries of emit_block.c). */
+static void forbid_libcalls(LLVMModuleRef M) {
+    const char *triple = LLVMGetTarget(M);
+    if (!triple || strncmp(triple, "x86_64", 6)) return;
+    LLVMContextRef C = LLVMGetModuleContext(M);
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
+        if (!LLVMIsDeclaration(f))
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(C, "no-builtins", 11, "", 0));
+}
+
+static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const p2n_options *opt) {
+    forbid_libcalls(M);
+    LLVMErrorRef re = opt->opt_level > 0 ? llvm_rewrite_addrs(M, TM) : NULL; /* addresses as GEPs: rewrite_addr.c */
+    if (re) return re;
+    char pipeline[32];
+    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
+    LLVMDisposePassBuilderOptions(po);
+    return e;
+}
+
+bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt, LLVMMemoryBufferRef *obj,
+                   char *err, size_t errlen, double times[2]) {
+    char *msg = NULL;
+    bool ok = false;
+    double t0 = now();
+    LLVMTargetMachineRef TM = make_tm(t, opt, &msg);
+    if (!TM) {
+        snprintf(err, errlen, "no LLVM target for %s: %s", t->triple, msg ? msg : "");
+        goto out;
+    }
+    LLVMErrorRef e = run_pipeline(M, TM, opt);
+    if (e) {
+        char *m = LLVMGetErrorMessage(e);
+        snprintf(err, errlen, "LLVM passes failed: %s", m);
+        LLVMDisposeErrorMessage(m);
+        goto out;
+    }
+    double t1 = now();
+    if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMObjectFile, &msg, obj)) {
+        snprintf(err, errlen, "code generation failed: %s", msg ? msg : "");
+        goto out;
+    }
+    times[0] = t1 - t0;
+    times[1] = now() - t1;
+    ok = true;
+out:
+    if (msg) LLVMDisposeMessage(msg);
+    if (TM) LLVMDisposeTargetMachine(TM);
     return ok;
 }
 
@@ -115,16 +216,12 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     pthread_once(&init_once, init_llvm);
     p2n_status st = P2N_INTERNAL_ERROR;
     char *err = NULL;
-    LLVMTargetRef T;
     LLVMTargetMachineRef TM = NULL;
     double t0 = now();
-    if (LLVMGetTargetFromTriple(t->triple, &T, &err)) {
-        diag_plain(d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err);
+    if (!(TM = make_tm(t, opt, &err))) {
+        diag_plain(d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err ? err : "");
         goto out;
     }
-    LLVMCodeGenOptLevel lvl = opt->opt_level <= 0 ? LLVMCodeGenLevelNone : opt->opt_level == 1 ? LLVMCodeGenLevelLess
-                              : opt->opt_level == 2 ? LLVMCodeGenLevelDefault : LLVMCodeGenLevelAggressive;
-    TM = LLVMCreateTargetMachine(T, t->triple, t->cpu, "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
     LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
     LLVMSetModuleDataLayout(M, DL);
     LLVMDisposeTargetData(DL);
@@ -134,11 +231,22 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     }
     LLVMDisposeMessage(err);
     err = NULL;
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
-    LLVMDisposePassBuilderOptions(po);
+    /* -j N: one partition per group of kernels, optimised and compiled on N threads, linked into one
+     * object (SPIR-V: the back end's output cannot be linked here, so it stays whole; text output too) */
+    split_plan plan;
+    unsigned jobs = llvm_jobs(opt);
+    if (jobs > 1 && opt->emit == P2N_EMIT_OBJ && t->family != TARGET_SPIRV) {
+        if (split_plan_make(M, t, jobs, &plan)) {
+            LLVMDisposeTargetMachine(TM);
+            st = llvm_codegen_parallel(C, M, &plan, t, opt, d, data, size, times);
+            split_plan_free(&plan);
+            return st; /* C and M are disposed there */
+        }
+        if (opt->verbose)
+            fprintf(stderr, "ptx2native: -j%u: compiled whole (fewer than two kernels, or helpers whose address "
+                    "is taken)\n", jobs);
+    }
+    LLVMErrorRef e = run_pipeline(M, TM, opt);
     if (e) {
         char *msg = LLVMGetErrorMessage(e);
         diag_plain(d, "error", "internal compiler error: LLVM passes failed: %s", msg);
@@ -178,7 +286,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         st = P2N_OK;
     } else if (t->family == TARGET_SPIRV) {
         st = spirv_finish(M, t, bytes, n, d, data, size); /* metadata, in-process validation */
-    } else if (link_shared(bytes, n, d, data, size)) {
+    } else if (llvm_link(t, (const void *const *)&bytes, &n, 1, d, data, size)) {
         st = P2N_OK;
     }
     if (times) times[2] = now() - t2;

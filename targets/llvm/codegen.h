@@ -3,6 +3,8 @@
 #define P2N_CODEGEN_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
 #include <stdbool.h>
 
 #include "diag.h"
@@ -13,5 +15,28 @@
 /* Takes ownership of C and M. times (optional): [0] optimisation, [1] code generation, [2] link, seconds. */
 p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, const p2n_options *opt,
                         p2n_diags *d, uint8_t **data, size_t *size, double *times);
+
+/* Threads for per-kernel parallel code generation: opt->jobs, else $P2N_JOBS, else 1 (negative: CPUs). */
+unsigned llvm_jobs(const p2n_options *opt);
+
+/* Thread-safe (own TargetMachine; M must be alone in its context): the new-PM pipeline for opt->opt_level,
+ * then an object file. times: [0] optimisation, [1] code generation. */
+bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt, LLVMMemoryBufferRef *obj,
+                   char *err, size_t errlen, double times[2]);
+
+/* Links relocatable objects into the target's shared object / code object (in-process lld). */
+bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens, unsigned nobj, p2n_diags *d,
+               uint8_t **data, size_t *size);
+
+struct split_plan;
+/* parallel.c: the -j N path of llvm_codegen (C, M verified, plan made on M). Takes ownership of C and M. */
+p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const struct split_plan *plan,
+                                 const target_desc *t, const p2n_options *opt, p2n_diags *d, uint8_t **data,
+                                 size_t *size, double *times);
+
+/* rewrite_addr.c: SROA, then every inttoptr(i64) address as a GEP from one inttoptr per root value, so that
+ * LLVM sees base + offset (integer address arithmetic hides strides from SCEV); verified in P2N_VERIFY_PASSES
+ * builds. The optimisation function runs it first at -O1 and above. NULL, or the error. */
+LLVMErrorRef llvm_rewrite_addrs(LLVMModuleRef M, LLVMTargetMachineRef TM);
 
 #endif

@@ -61,6 +61,13 @@ typedef struct emit_ctx {
     const ir_ins *ins;      /* instruction being emitted (diagnostics) */
     int failed;
     bool internal_error;
+    /* host thread-loop fast path (thread_loop.h) */
+    bool *tl_ok;            /* per function: kernel gets a `.block` entry */
+    LLVMValueRef *block_fn; /* per function: that entry */
+    LLVMValueRef tl_args[5];/* in a kernel body: tid.x, tid.y, tid.z, laneid, warpid arguments */
+    LLVMValueRef tl_fiber;  /* in a kernel body: i1, true when called by the fiber entry (may yield) */
+    LLVMValueRef ybud;      /* host: i32 alloca, the function's copy of ctx->yield_budget */
+    bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
 } emit_ctx;
 
 /* ---- helpers (emit_ops.c) */
@@ -96,6 +103,10 @@ const char *ins_name(emit_ctx *E, const ir_ins *ins, char *buf, size_t n);
 LLVMBasicBlockRef new_bb(emit_ctx *E, const char *name);
 void note_flags(emit_ctx *E, uint32_t flags);
 ir_space var_space(emit_ctx *E, uint32_t var);
+/* memory-model scopes (emit_sync.c): the scope an instruction names (.cta .cluster .gpu .sys, membar's .gl),
+ * dflt when it names none; the LLVM syncscope id of a scope on this target (target_desc.syncscopes) */
+p2n_scope ins_scope(const ir_ins *ins, p2n_scope dflt);
+unsigned scope_id(emit_ctx *E, p2n_scope s);
 
 /* ---- instruction families: return false when the form is not supported (the caller diagnoses) */
 bool emit_int(emit_ctx *E, const ir_ins *ins);

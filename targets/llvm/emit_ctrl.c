@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "thread_loop.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
@@ -12,21 +13,28 @@ static LLVMBasicBlockRef label_bb(emit_ctx *E, const ir_operand *o) {
     return E->bbs[E->label_block[o->id]];
 }
 
-/* loop back-edge: let other threads of the block run once the yield budget is spent (host_abi.h) */
+/* loop back-edge: let other threads of the block run once the yield budget is spent (host_abi.h). The budget
+ * is the function's local copy E->ybud; in a thread-loop body only the fiber entry's call counts (tl_fiber),
+ * so the check folds away in the block entry, where no thread can wait for another. */
 static LLVMBasicBlockRef backedge(emit_ctx *E, LLVMBasicBlockRef target) {
-    if (!E->t->rt_table) return target;
+    if (!E->t->rt_table || !E->ybud) return target;
     note_flags(E, P2N_KERNEL_MAY_SPIN);
     LLVMBasicBlockRef save = LLVMGetInsertBlock(E->B);
     LLVMBasicBlockRef be = new_bb(E, "backedge"), y = new_bb(E, "yield");
     LLVMPositionBuilderAtEnd(E->B, be);
-    LLVMValueRef p = gep8(E, E->ctx, c64(E, CTX_YIELD));
-    LLVMValueRef b = LLVMBuildSub(E->B, LLVMBuildLoad2(E->B, E->i32, p, ""), c32(E, 1), "");
-    LLVMBuildStore(E->B, b, p);
+    if (E->tl_fiber) {
+        LLVMBasicBlockRef count = new_bb(E, "count");
+        LLVMBuildCondBr(E->B, E->tl_fiber, count, target);
+        LLVMPositionBuilderAtEnd(E->B, count);
+    }
+    LLVMValueRef b = LLVMBuildSub(E->B, LLVMBuildLoad2(E->B, E->i32, E->ybud, ""), c32(E, 1), "");
+    LLVMBuildStore(E->B, b, E->ybud);
     LLVMValueRef c = LLVMBuildICmp(E->B, LLVMIntSLE, b, c32(E, 0), "");
     LLVMBuildCondBr(E->B, c, y, target);
     LLVMPositionBuilderAtEnd(E->B, y);
     LLVMValueRef a[1] = {E->ctx};
     rt_call(E, RT_YIELD, E->vd, a, 1);
+    LLVMBuildStore(E->B, ctx_field(E, CTX_YIELD, E->i32), E->ybud); /* rt->yield refilled ctx's budget */
     LLVMBuildBr(E->B, target);
     LLVMPositionBuilderAtEnd(E->B, save);
     return be;
@@ -139,7 +147,11 @@ static bool emit_call(emit_ctx *E, const ir_ins *ins) {
         }
     }
     LLVMValueRef cargs[3] = {E->ctx, rbuf, abuf};
+    tl_sync_ctx(E);
+    /* the callee starts from ctx's budget and may yield (which refills it): hand ours over and take it back */
+    if (E->ybud) LLVMBuildStore(E->B, LLVMBuildLoad2(E->B, E->i32, E->ybud, ""), gep8(E, E->ctx, c64(E, CTX_YIELD)));
     LLVMBuildCall2(E->B, E->fn_ty, callee, cargs, 3, "");
+    if (E->ybud) LLVMBuildStore(E->B, ctx_field(E, CTX_YIELD, E->i32), E->ybud);
     for (unsigned k = 0; k < nr; k++) {
         LLVMValueRef src = gep8(E, rbuf, c64(E, roff[k]));
         if (rv[k].kind == IR_OPND_VAR && var_space(E, rv[k].id) == IR_S_PARAM) {
@@ -185,6 +197,10 @@ bool emit_ctrl(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_CALL: return emit_call(E, ins);
     case IR_OP_RET: LLVMBuildRetVoid(E->B); return true;
     case IR_OP_EXIT: {
+        if (E->tl_fiber) { /* a thread-loop kernel body: the thread ends by returning (either entry) */
+            LLVMBuildRetVoid(E->B);
+            return true;
+        }
         LLVMValueRef a[1] = {E->ctx};
         rt_call(E, RT_EXIT_THREAD, E->vd, a, 1);
         LLVMBuildUnreachable(E->B);

@@ -85,6 +85,12 @@ static LLVMValueRef ovf_fix(emit_ctx *E, LLVMValueRef r, LLVMValueRef rs, LLVMVa
 
 static LLVMValueRef fma_rt(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
     LLVMValueRef args[3] = {a, b, c};
+    /* llvm.fma is the exactly rounded fused operation; without FMA hardware it would become a libm call (an
+     * undefined symbol the code object must not have), so only host-native code on an FMA CPU uses it */
+    if (E->native_fma) {
+        LLVMTypeRef ty = LLVMTypeOf(a);
+        return intrin(E, "llvm.fma", &ty, 1, args, 3);
+    }
     bool d = is_f64(E, a);
     LLVMTypeRef ft = LLVMTypeOf(a);
     LLVMTypeRef fty = LLVMFunctionType(ft, (LLVMTypeRef[]){ft, ft, ft}, 3, 0);

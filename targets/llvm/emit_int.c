@@ -13,6 +13,32 @@ static LLVMValueRef cc_slot(emit_ctx *E) {
     return E->cc;
 }
 
+/* a + b (+ cf) and a - b (- cf) with the carry/borrow (PTX .cc) written to the CC slot when cout. Done in the
+ * operand width with unsigned compares rather than in a (w+1)-bit integer: SPIR-V has no odd widths, and the
+ * host back end recognises the same pattern as add-with-carry. cf: i1 or NULL. */
+static LLVMValueRef add_carry(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef cf, bool cout) {
+    LLVMValueRef r = LLVMBuildAdd(BLD, a, b, "");
+    LLVMValueRef c = LLVMBuildICmp(BLD, LLVMIntULT, r, a, "");
+    if (cf) {
+        LLVMValueRef r2 = LLVMBuildAdd(BLD, r, LLVMBuildZExt(BLD, cf, LLVMTypeOf(a), ""), "");
+        c = LLVMBuildOr(BLD, c, LLVMBuildICmp(BLD, LLVMIntULT, r2, r, ""), "");
+        r = r2;
+    }
+    if (cout) LLVMBuildStore(BLD, c, cc_slot(E));
+    return r;
+}
+static LLVMValueRef sub_borrow(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef cf, bool cout) {
+    LLVMValueRef r = LLVMBuildSub(BLD, a, b, "");
+    LLVMValueRef c = LLVMBuildICmp(BLD, LLVMIntULT, a, b, "");
+    if (cf) {
+        LLVMValueRef x = LLVMBuildZExt(BLD, cf, LLVMTypeOf(a), "");
+        c = LLVMBuildOr(BLD, c, LLVMBuildICmp(BLD, LLVMIntULT, r, x, ""), "");
+        r = LLVMBuildSub(BLD, r, x, "");
+    }
+    if (cout) LLVMBuildStore(BLD, c, cc_slot(E));
+    return r;
+}
+
 /* shifts that give 0 (or the sign) for amounts >= width instead of poison */
 static LLVMValueRef shl_s(emit_ctx *E, LLVMValueRef x, LLVMValueRef n) {
     LLVMTypeRef t = LLVMTypeOf(x);
@@ -392,12 +418,9 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
             wr(E, &o[0], t, r);
             return true;
         }
-        LLVMTypeRef wt = LLVMIntTypeInContext(E->C, w + 1);
-        LLVMValueRef aw = zext_to(E, a, wt), bw = zext_to(E, b, wt);
-        LLVMValueRef cf = cin ? zext_to(E, LLVMBuildLoad2(BLD, E->i1, cc_slot(E), ""), wt) : ci(wt, 0);
-        r = sub ? LLVMBuildSub(BLD, LLVMBuildSub(BLD, aw, bw, ""), cf, "") : LLVMBuildAdd(BLD, LLVMBuildAdd(BLD, aw, bw, ""), cf, "");
-        if (cout) LLVMBuildStore(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, r, ci(wt, w), ""), E->i1, ""), cc_slot(E));
-        wr(E, &o[0], t, LLVMBuildTrunc(BLD, r, ty, ""));
+        LLVMValueRef cf = cin ? LLVMBuildLoad2(BLD, E->i1, cc_slot(E), "") : NULL;
+        r = sub ? sub_borrow(E, a, b, cf, cout) : add_carry(E, a, b, cf, cout);
+        wr(E, &o[0], t, r);
         return true;
     }
     case IR_OP_MUL: {
@@ -422,12 +445,8 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
             wr(E, &o[0], dt, LLVMBuildAdd(BLD, r, c, ""));
             return true;
         }
-        unsigned dw = LLVMGetIntTypeWidth(LLVMTypeOf(r));
-        LLVMTypeRef wt = LLVMIntTypeInContext(E->C, dw + 1);
-        LLVMValueRef cf = cin ? zext_to(E, LLVMBuildLoad2(BLD, E->i1, cc_slot(E), ""), wt) : ci(wt, 0);
-        LLVMValueRef x = LLVMBuildAdd(BLD, LLVMBuildAdd(BLD, zext_to(E, r, wt), zext_to(E, c, wt), ""), cf, "");
-        if (cout) LLVMBuildStore(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, x, ci(wt, dw), ""), E->i1, ""), cc_slot(E));
-        wr(E, &o[0], dt, LLVMBuildTrunc(BLD, x, LLVMTypeOf(r), ""));
+        LLVMValueRef cf = cin ? LLVMBuildLoad2(BLD, E->i1, cc_slot(E), "") : NULL;
+        wr(E, &o[0], dt, add_carry(E, r, c, cf, cout));
         return true;
     }
     case IR_OP_MUL24:

@@ -21,7 +21,9 @@ static void order(emit_ctx *E, const ir_ins *ins, LLVMValueRef v, unsigned bytes
         LLVMSetOrdering(v, LLVMAtomicOrderingMonotonic);
     else if (ir_ins_has(ins, IR_M_ACQUIRE) && !store) LLVMSetOrdering(v, LLVMAtomicOrderingAcquire);
     else if (ir_ins_has(ins, IR_M_RELEASE) && store) LLVMSetOrdering(v, LLVMAtomicOrderingRelease);
-    (void)E;
+    else return;
+    /* ld.volatile is relaxed.sys; .relaxed/.acquire/.release name their scope */
+    LLVMSetAtomicSyncScopeID(v, scope_id(E, ir_ins_has(ins, IR_M_VOLATILE) ? P2N_SCOPE_SYS : ins_scope(ins, P2N_SCOPE_SYS)));
 }
 
 static ir_type int_type_bytes(unsigned n) {

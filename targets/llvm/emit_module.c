@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "thread_loop.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 /* ---------------------------------------------------------------- sizes and layouts */
@@ -213,6 +214,8 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     E->fidx = fi;
     E->cur = E->fn[fi];
     E->cc = NULL;
+    bool tl = f->is_entry && E->tl_ok && E->tl_ok[fi];
+    if (tl) tl_begin(E, fi); /* the body goes into K.body; the entries call it (emit_block.c) */
     E->regs = calloc(f->nregs + 1, sizeof *E->regs);
     E->lvar = calloc(E->m->nvars + 1, sizeof *E->lvar);
     E->bbs = calloc(f->nblocks + 1, sizeof *E->bbs);
@@ -232,6 +235,15 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     }
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(E->C, E->cur, "entry");
     LLVMPositionBuilderAtEnd(E->AB, entry);
+    E->ybud = NULL;
+    if (E->t->rt_table) {
+        /* the yield budget lives in a local (a register after mem2reg), not in ctx memory: loop back-edges
+         * then cost a register decrement; it is reloaded from ctx after rt->yield and device-function calls */
+        E->ybud = LLVMBuildAlloca(E->AB, E->i32, "ybud");
+        LLVMValueRef o = c64(E, CTX_YIELD);
+        LLVMValueRef v = LLVMBuildLoad2(E->AB, E->i32, LLVMBuildGEP2(E->AB, E->i8, E->ctx, &o, 1, ""), "");
+        LLVMBuildStore(E->AB, v, E->ybud);
+    }
     for (uint32_t b = 0; b < f->nblocks; b++) {
         E->bbs[b] = LLVMAppendBasicBlockInContext(E->C, E->cur, "");
         if (f->blocks[b].label) E->label_block[f->blocks[b].label - 1] = (int32_t)b;
@@ -257,6 +269,8 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     LLVMPositionBuilderAtEnd(E->B, exitbb);
     LLVMBuildRetVoid(E->B);
     LLVMBuildBr(E->AB, f->nblocks ? E->bbs[0] : exitbb);
+    E->ybud = NULL;
+    if (tl) tl_finish(E, fi);
     free(E->regs);
     free(E->lvar);
     free(E->bbs);
@@ -358,8 +372,9 @@ static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
 static void emit_descriptor(emit_ctx *E) {
     ir_module *m = E->m;
     LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
-    LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32};
-    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 12, 0);
+    LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
+                           E->ptr};
+    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 13, 0);
     LLVMTypeRef gt_el[] = {E->ptr, E->ptr, E->i64};
     LLVMTypeRef gt = LLVMStructTypeInContext(E->C, gt_el, 3, 0);
     LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
@@ -389,8 +404,9 @@ static void emit_descriptor(emit_ctx *E) {
         LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
                              u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->static_smem), c32(E, E->dyn_align),
                              c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
-                             c32(E, E->module_flags)};
-        ks[nk++] = LLVMConstNamedStruct(kt, el, 12);
+                             c32(E, E->module_flags | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0)),
+                             E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
+        ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
         (void)ks;
         free(offs);
         free(sizes);
@@ -457,6 +473,10 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
     E->var_off = calloc(m->nvars + 1, sizeof *E->var_off);
     E->var_size = calloc(m->nvars + 1, sizeof *E->var_size);
     E->fn = calloc(m->nfuncs + 1, sizeof *E->fn);
+    E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
+    /* the thread-loop fast path belongs to the host runtime (host_abi.h); other targets never get it */
+    if (t->family == TARGET_HOST && t->rt_table) E->tl_ok = thread_loop_kernels(m);
+    if (t->native_cpu) E->native_fma = host_native_fma();
 
     if (m->address_size == 32) {
         diag_error(E->d, 1, 1, "unsupported PTX module for target %s (.address_size 32)", t->name);
@@ -553,12 +573,15 @@ bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *
         else emit_runtime_stub(E, fi);
     }
     if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E);
+    if (!E->failed && t->native_cpu) host_native_attrs(E);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
     free(E->gvar);
     free(E->var_off);
     free(E->var_size);
     free(E->fn);
+    free(E->block_fn);
+    free(E->tl_ok);
     *internal = E->internal_error;
     if (E->failed) {
         LLVMDisposeModule(E->M);

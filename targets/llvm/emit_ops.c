@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "thread_loop.h"
 
 unsigned tbits(ir_type t) { return t == IR_T_PRED ? 1 : ir_type_bits[t]; }
 
@@ -110,6 +111,12 @@ LLVMValueRef intrin(emit_ctx *E, const char *name, LLVMTypeRef *tys, unsigned nt
 }
 
 LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
+    /* in a thread-loop kernel body the thread's coordinates are arguments (emit_block.c) */
+    if (E->tl_fiber && t == E->i32) {
+        if (off == CTX_TID || off == CTX_TID + 4 || off == CTX_TID + 8) return E->tl_args[(off - CTX_TID) / 4];
+        if (off == CTX_LANEID) return E->tl_args[3];
+        if (off == CTX_WARPID) return E->tl_args[4];
+    }
     LLVMValueRef p = gep8(E, E->ctx, c64(E, off));
     LLVMValueRef v = LLVMBuildLoad2(E->B, t, p, "");
     return v;
@@ -124,6 +131,7 @@ LLVMValueRef rt_fn(emit_ctx *E, unsigned slot) {
 
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
     if (E->t->hooks && E->t->hooks->rt_call) return E->t->hooks->rt_call(E, slot, ret, args, n);
+    if (slot != RT_YIELD) tl_sync_ctx(E); /* the runtime may report or print the calling thread */
     LLVMTypeRef at[8];
     for (unsigned i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, at, n, 0);

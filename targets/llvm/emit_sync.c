@@ -66,6 +66,25 @@ LLVMValueRef emit_sreg(emit_ctx *E, const ir_operand *o) {
     }
 }
 
+/* ---------------------------------------------------------------- scopes */
+
+p2n_scope ins_scope(const ir_ins *ins, p2n_scope dflt) {
+    if (ir_ins_has(ins, IR_M_CTA)) return P2N_SCOPE_CTA;
+    if (ir_ins_has(ins, IR_M_CLUSTER)) return P2N_SCOPE_CLUSTER;
+    if (ir_ins_has(ins, IR_M_GPU) || ir_ins_has(ins, IR_M_GL)) return P2N_SCOPE_GPU;
+    if (ir_ins_has(ins, IR_M_SYS)) return P2N_SCOPE_SYS;
+    return dflt;
+}
+
+unsigned scope_id(emit_ctx *E, p2n_scope s) {
+    const char *n = E->t->syncscopes ? E->t->syncscopes[s] : "";
+    return LLVMGetSyncScopeID(E->C, n, strlen(n));
+}
+
+static LLVMValueRef fence_in(emit_ctx *E, p2n_scope s) {
+    return LLVMBuildFenceSyncScope(BLD, LLVMAtomicOrderingSequentiallyConsistent, scope_id(E, s), "");
+}
+
 /* ---------------------------------------------------------------- atomics */
 
 static LLVMAtomicOrdering sem_of(const ir_ins *ins) {
@@ -78,7 +97,7 @@ static LLVMAtomicOrdering sem_of(const ir_ins *ins) {
 
 /* 16-bit or packed floating-point add/min/max: a compare-exchange loop on the containing integer */
 static LLVMValueRef cas_loop(emit_ctx *E, LLVMValueRef p, LLVMTypeRef it, ir_type t, ir_mod op, LLVMValueRef b,
-                             LLVMAtomicOrdering ord) {
+                             LLVMAtomicOrdering ord, unsigned ssid) {
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "casloop"), done = new_bb(E, "casdone");
     LLVMValueRef old0 = LLVMBuildLoad2(BLD, it, p, "");
     LLVMSetOrdering(old0, LLVMAtomicOrderingMonotonic);
@@ -101,8 +120,8 @@ static LLVMValueRef cas_loop(emit_ctx *E, LLVMValueRef p, LLVMTypeRef it, ir_typ
         LLVMValueRef rh = float_to_half(E, r, bf, IR_M_RN, false, false);
         nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, zext_to(E, rh, it), ci(it, 16 * h), ""), "");
     }
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchg(BLD, p, old, nv, ord == LLVMAtomicOrderingMonotonic ? ord : LLVMAtomicOrderingSequentiallyConsistent,
-                                             LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, ord == LLVMAtomicOrderingMonotonic ? ord : LLVMAtomicOrderingSequentiallyConsistent,
+                                                      LLVMAtomicOrderingMonotonic, ssid);
     LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
     LLVMBuildCondBr(BLD, ok, done, loop);
@@ -129,6 +148,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
         if (ir_ins_has(ins, ops[k])) { op = ops[k]; break; }
     if (op == IR_M_NONE) return false;
     LLVMAtomicOrdering ord = sem_of(ins);
+    unsigned ssid = scope_id(E, ins_scope(ins, P2N_SCOPE_GPU)); /* atom/red without a scope are .gpu */
     LLVMValueRef p = addr_of(E, addr, ir_ins_space(ins));
     bool isf = t_float(t);
     if (t == IR_T_F16 || t == IR_T_BF16 || t == IR_T_F16X2 || t == IR_T_BF16X2) {
@@ -137,7 +157,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
         } else {
             LLVMTypeRef it = tbits(t) == 16 ? E->i16 : E->i32;
             LLVMValueRef b = rd(E, ob, tbits(t) == 16 ? IR_T_B16 : IR_T_B32);
-            LLVMValueRef old = cas_loop(E, p, it, t, op, b, ord);
+            LLVMValueRef old = cas_loop(E, p, it, t, op, b, ord, ssid);
             if (dst) wr(E, dst, tbits(t) == 16 ? IR_T_B16 : IR_T_B32, old);
             return true;
         }
@@ -146,9 +166,9 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     if (op == IR_M_CAS) {
         ir_type it = tbits(t) == 16 ? IR_T_B16 : tbits(t) == 32 ? IR_T_B32 : IR_T_B64;
         LLVMValueRef cmp = rd(E, ob, it), nv = rd(E, oc ? oc : ob, it);
-        LLVMValueRef cx = LLVMBuildAtomicCmpXchg(BLD, p, cmp, nv,
-                                                 ord == LLVMAtomicOrderingMonotonic ? ord : LLVMAtomicOrderingSequentiallyConsistent,
-                                                 LLVMAtomicOrderingMonotonic, 0);
+        LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, cmp, nv,
+                                                          ord == LLVMAtomicOrderingMonotonic ? ord : LLVMAtomicOrderingSequentiallyConsistent,
+                                                          LLVMAtomicOrderingMonotonic, ssid);
         if (dst) wr(E, dst, it, LLVMBuildExtractValue(BLD, cx, 0, ""));
         return true;
     }
@@ -169,7 +189,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     if (isf && op != IR_M_ADD && op != IR_M_EXCH && op != IR_M_MIN && op != IR_M_MAX) return false;
     if (isf && op == IR_M_EXCH) vt = tbits(t) == 32 ? IR_T_B32 : IR_T_B64;
     LLVMValueRef b = rd(E, ob, vt);
-    LLVMValueRef r = LLVMBuildAtomicRMW(BLD, bop, p, b, ord, 0);
+    LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(BLD, bop, p, b, ord, ssid);
     if (dst) wr(E, dst, vt, r);
     return true;
 }
@@ -205,7 +225,8 @@ static LLVMValueRef mb_update(emit_ctx *E, LLVMValueRef p, LLVMValueRef arrive, 
     LLVMValueRef nv = LLVMBuildOr(BLD, pend, LLVMBuildShl(BLD, exp, c64(E, MB_EXP_SHIFT), ""), "");
     nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, tx, c64(E, MB_TX_SHIFT), ""), "");
     nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, phase, c64(E, 63), ""), "");
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchg(BLD, p, old, nv, LLVMAtomicOrderingAcquireRelease, LLVMAtomicOrderingMonotonic, 0);
+    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, LLVMAtomicOrderingAcquireRelease, LLVMAtomicOrderingMonotonic,
+                                                      scope_id(E, P2N_SCOPE_CTA)); /* .shared::cta objects */
     LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
     LLVMBuildCondBr(BLD, ok, done, loop);
@@ -226,6 +247,7 @@ static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef v = LLVMBuildOr(BLD, n, LLVMBuildShl(BLD, n, c64(E, MB_EXP_SHIFT), ""), "");
         LLVMValueRef s = LLVMBuildStore(BLD, v, p);
         LLVMSetOrdering(s, LLVMAtomicOrderingRelease);
+        LLVMSetAtomicSyncScopeID(s, scope_id(E, P2N_SCOPE_CTA));
         LLVMSetAlignment(s, 8);
         return true;
     }
@@ -263,6 +285,7 @@ static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef p = addr_of(E, &o[1], sp);
         LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i64, p, "");
         LLVMSetOrdering(cur, LLVMAtomicOrderingAcquire);
+        LLVMSetAtomicSyncScopeID(cur, scope_id(E, P2N_SCOPE_CTA));
         LLVMSetAlignment(cur, 8);
         LLVMValueRef ph = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, cur, c64(E, 63), ""), E->i1, "");
         LLVMValueRef want = ir_ins_has(ins, IR_M_PARITY) ? LLVMBuildTrunc(BLD, rd(E, &o[2], IR_T_U32), E->i1, "")
@@ -311,7 +334,7 @@ bool emit_sync(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_MEMBAR:
     case IR_OP_FENCE:
         if (ir_ins_has(ins, IR_M_PROXY) || ir_ins_has(ins, IR_M_MBARRIER_INIT)) return true;
-        LLVMBuildFence(BLD, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        fence_in(E, ins_scope(ins, P2N_SCOPE_SYS));
         return true;
     case IR_OP_BAR:
     case IR_OP_BARRIER: {
@@ -332,10 +355,10 @@ bool emit_sync(emit_ctx *E, const ir_ins *ins) {
         }
         LLVMValueRef id = ins->nops > 0 ? rd(E, &o[0], IR_T_U32) : c32(E, 0);
         LLVMValueRef cnt = ins->nops > 1 ? rd(E, &o[1], IR_T_U32) : c32(E, 0);
-        LLVMBuildFence(BLD, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        fence_in(E, P2N_SCOPE_CTA);
         LLVMValueRef a[4] = {E->ctx, id, cnt, c32(E, arrive ? 1 : 0)};
         rt_call(E, RT_BARRIER, E->vd, a, 4);
-        LLVMBuildFence(BLD, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        fence_in(E, P2N_SCOPE_CTA);
         return true;
     }
     case IR_OP_BAR_WARP_SYNC: {
@@ -435,12 +458,12 @@ bool emit_sync(emit_ctx *E, const ir_ins *ins) {
         /* a cluster is one CTA: arrive + wait is a block barrier at the wait */
         note_flags(E, P2N_KERNEL_USES_BARRIERS);
         if (ir_ins_has(ins, IR_M_ARRIVE)) {
-            LLVMBuildFence(BLD, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+            fence_in(E, P2N_SCOPE_CLUSTER);
             return true;
         }
         LLVMValueRef a[4] = {E->ctx, c32(E, 0), c32(E, 0), c32(E, 0)};
         rt_call(E, RT_BARRIER, E->vd, a, 4);
-        LLVMBuildFence(BLD, LLVMAtomicOrderingSequentiallyConsistent, 0, "");
+        fence_in(E, P2N_SCOPE_CLUSTER);
         return true;
     }
     default: return false;

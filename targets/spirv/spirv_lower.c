@@ -4,23 +4,26 @@
  *    byval), then `__local` window for .shared (static + dynamic bytes) and the dynamic byte count (i32); it
  *    builds the parameter buffer and the thread context (host_abi.h layout) from OpenCL builtins and calls
  *    the body; sub-group size pinned to 32 (!intel_reqd_sub_group_size);
- *  - LLVM fences -> __spirv_MemoryBarrier(Device, SeqCst|Workgroup|CrossWorkgroup); the fences that
- *    surround a barrier are dropped (the OpControlBarrier carries the semantics);
+ *  - the fences that surround a barrier are dropped (the OpControlBarrier carries the semantics); the
+ *    others, and all atomics, become __spirv_* calls after O2 (spirv_atomics.c);
  *  - `__p2n_globals(ulong *out)`: a kernel writing the address of every module-scope global, so runtimes
  *    without a global-pointer query can implement cuModuleGetGlobal;
  *  - the ABI metadata (named metadata p2n.spirv, written as OpModuleProcessed by spirv_finish);
- *  - checks for what SPIR-V cannot express (indirect calls, unresolved imports). */
+ *  - function pointers as integer ids + indirect calls as switches (spirv_fnptr.c), trap/assert/exit as an
+ *    error record + early return (spirv_trap.c);
+ *  - checks for what SPIR-V cannot express (unresolved imports). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <llvm-c/Analysis.h>
 
 #include "../llvm/emit.h"
 #include "spirv_target.h"
 
 LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
 
-enum { CTX_SIZE = 88 };
 
 static uint64_t elem_bytes(const ir_var *v) {
     uint64_t b = (tbits((ir_type)v->type) + 7) / 8;
@@ -81,7 +84,8 @@ static bool is_barrier_call(LLVMValueRef I) {
 }
 
 static bool known_import(const char *n) {
-    return !strncmp(n, "llvm.", 5) || !strncmp(n, "_Z", 2) || !strncmp(n, "__spirv_", 8);
+    return !strncmp(n, "llvm.", 5) || !strncmp(n, "_Z", 2) || !strncmp(n, "__spirv_", 8) ||
+           !strcmp(n, SPIRV_VPRINTF_MARKER);
 }
 
 bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
@@ -111,6 +115,14 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     }
     smem = align_up(smem, dyn_align);
 
+    /* function pointers first: an unknown one traps, and a module that traps passes the error record */
+    if (!spirv_lower_fnptrs(C, M)) {
+        diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call of a non-.func type", t->name);
+        ok = false;
+    }
+    bool traps = spirv_module_traps(M);
+    if (traps) add_meta(C, M, "trap");
+
     /* 1. kernel wrappers */
     unsigned mdk = LLVMGetMDKindIDInContext(C, "intel_reqd_sub_group_size", 25);
     unsigned nkern = 0;
@@ -125,7 +137,7 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         LLVMSetValueName2(body, bname, strlen(bname));
         uint32_t np = f->sig.nparam;
         if (np > 64) { diag_plain(d, "error", "unsupported PTX construct for target %s: kernel '%s' has more than 64 parameters", t->name, name); ok = false; continue; }
-        LLVMTypeRef *at = calloc(np + 3, sizeof *at);
+        LLVMTypeRef *at = calloc(np + 4, sizeof *at);
         uint64_t *offs = calloc(np + 1, sizeof *offs), *sizes = calloc(np + 1, sizeof *sizes);
         uint64_t off = 0;
         for (uint32_t i = 0; i < np; i++) {
@@ -140,7 +152,8 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         uint64_t pbsize = off ? off : 1;
         at[np] = lptr;
         at[np + 1] = i32;
-        LLVMTypeRef kt = LLVMFunctionType(vd, at, np + 2, 0);
+        at[np + 2] = g1ptr; /* error record (only when the module traps) */
+        LLVMTypeRef kt = LLVMFunctionType(vd, at, np + 2 + traps, 0);
         LLVMValueRef k = LLVMAddFunction(M, name, kt);
         LLVMSetFunctionCallConv(k, 76 /* SPIR_KERNEL */);
         LLVMMetadataRef sg = LLVMValueAsMetadata(LLVMConstInt(i32, 32, 0));
@@ -153,9 +166,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             }
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(C, k, "entry");
         LLVMPositionBuilderAtEnd(B, bb);
-        LLVMValueRef pb = LLVMBuildArrayAlloca(B, i8, LLVMConstInt(i64, pbsize, 0), "params");
+        /* fixed-size array types: an array alloca needs SPV_INTEL_variable_length_array */
+        LLVMValueRef pb = LLVMBuildAlloca(B, LLVMArrayType2(i8, pbsize), "params");
         LLVMSetAlignment(pb, 16);
-        LLVMValueRef ctx = LLVMBuildArrayAlloca(B, i8, LLVMConstInt(i64, CTX_SIZE, 0), "ctx");
+        LLVMValueRef ctx = LLVMBuildAlloca(B, LLVMArrayType2(i8, SPIRV_CTX_SIZE), "ctx");
         LLVMSetAlignment(ctx, 16);
         for (uint32_t i = 0; i < np; i++) {
             LLVMValueRef o = LLVMConstInt(i64, offs[i], 0);
@@ -191,6 +205,8 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         CTXST(72, LLVMBuildAdd(B, dyn, LLVMConstInt(i32, smem, 0), ""));
         CTXST(76, LLVMConstInt(i32, 0, 0));
         CTXST(80, LLVMConstNull(gptr));
+        CTXST(SPIRV_CTX_DEAD, LLVMConstInt(i32, 0, 0));
+        if (traps) CTXST(SPIRV_CTX_TRAP, LLVMGetParam(k, np + 2));
 #undef CTXST
         LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(B, pb, gptr, ""), LLVMBuildAddrSpaceCast(B, ctx, gptr, "")};
         LLVMBuildCall2(B, LLVMGlobalGetValueType(body), body, args, 2, "");
@@ -204,6 +220,9 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         free(offs);
         free(sizes);
     }
+
+    /* trap/assert/exit: error record + early return (spirv_trap.c) */
+    spirv_lower_traps(C, M);
 
     /* 2. globals: __p2n_globals(ulong addrspace(1) *out) writes every module-scope global's address */
     {
@@ -238,8 +257,6 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     }
 
     /* 3. fences, indirect calls, imports */
-    LLVMTypeRef mbt[2] = {i32, i32};
-    LLVMTypeRef mbft = LLVMFunctionType(vd, mbt, 2, 0);
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
         size_t len;
         const char *fname = LLVMGetValueName2(fn, &len);
@@ -257,14 +274,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
                 LLVMValueRef next = LLVMGetNextInstruction(I);
                 LLVMOpcode op = LLVMGetInstructionOpcode(I);
                 if (op == LLVMFence) {
-                    if (is_barrier_call(LLVMGetPreviousInstruction(I)) || is_barrier_call(next)) {
+                    /* the other fences become __spirv_MemoryBarrier with their scope after O2
+                     * (spirv_atomics.c) */
+                    if (is_barrier_call(LLVMGetPreviousInstruction(I)) || is_barrier_call(next))
                         LLVMInstructionEraseFromParent(I);
-                    } else {
-                        LLVMPositionBuilderBefore(B, I);
-                        LLVMValueRef a[2] = {LLVMConstInt(i32, 1, 0), LLVMConstInt(i32, 0x310, 0)};
-                        LLVMBuildCall2(B, mbft, spirv_builtin(M, "_Z21__spirv_MemoryBarrierii", mbft), a, 2, "");
-                        LLVMInstructionEraseFromParent(I);
-                    }
                 } else if (op == LLVMCall) {
                     LLVMValueRef callee = LLVMGetCalledValue(I);
                     if (!LLVMIsAFunction(callee) && !LLVMIsAInlineAsm(callee)) {
@@ -413,6 +426,8 @@ static bool expand_rmw(LLVMModuleRef M, LLVMValueRef I) {
 
 /* After optimisation, before the back end (which aborts on them): integer types SPIR-V cannot express. */
 bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
+    if (!spirv_lower_printf(M, t, d)) return false;
+    spirv_legalize(M);
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
@@ -427,6 +442,16 @@ bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
                     }
                     continue;
                 }
+                if (LLVMGetInstructionOpcode(I) == LLVMAlloca) {
+                    if (!spirv_static_alloca(I)) {
+                        size_t len;
+                        diag_plain(d, "error", "unsupported PTX construct for target %s: alloca with a run-time "
+                                   "size in '%s' (needs SPV_INTEL_variable_length_array)", t->name,
+                                   LLVMGetValueName2(fn, &len));
+                        return false;
+                    }
+                    continue;
+                }
                 if (LLVMGetInstructionOpcode(I) != LLVMAtomicRMW) continue;
                 LLVMAtomicRMWBinOp op = LLVMGetAtomicRMWBinOp(I);
                 if (rmw_native(op, LLVMTypeOf(LLVMGetOperand(I, 1)))) continue;
@@ -437,6 +462,16 @@ bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
                     return false;
                 }
             }
+    if (!spirv_lower_atomics(M, t, d)) return false;
+    spirv_legalize_odd_ints(M);
+    /* the rewrites above build IR by hand: a broken module would crash the back end instead of failing */
+    char *vmsg = NULL;
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &vmsg)) {
+        diag_plain(d, "error", "internal compiler error: SPIR-V lowering produced invalid IR: %.2000s", vmsg ? vmsg : "");
+        LLVMDisposeMessage(vmsg);
+        return false;
+    }
+    LLVMDisposeMessage(vmsg);
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {

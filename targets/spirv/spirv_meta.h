@@ -27,6 +27,8 @@ typedef struct spirv_module_meta {
     spirv_global_meta *globals;
     unsigned version;    /* 0x10400 etc. */
     int needs_subgroups; /* uses sub-group operations */
+    int trap_arg;        /* "p2n:trap": every kernel takes a trailing __global uint[16] error record (trap /
+                          * assert, targets/spirv/spirv_trap.c) after the dynamic-shared byte count */
 } spirv_module_meta;
 /* Parses the metadata strings of a module we produced; false if it is not one (or damaged). */
 bool spirv_read_meta(const uint32_t *words, size_t nwords, spirv_module_meta *out);

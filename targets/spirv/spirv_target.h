@@ -15,6 +15,7 @@
 #include "spirv_meta.h"
 
 extern const target_hooks spirv_hooks;
+extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncscopes */
 
 /* LLVM's SPIR-V target + its cl::opts (--spirv-ext); called once from codegen's init. */
 void spirv_init_llvm(void);
@@ -26,9 +27,44 @@ void spirv_init_llvm(void);
 bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
                         p2n_diags *d, bool *internal);
 
+/* trap / __assertfail / exit-from-.func (spirv_trap.c): the hooks call SPIRV_TRAP_MARKER(ctx, i32 code,
+ * msg, file, i32 line, function); spirv_lower_traps (from spirv_lower_module) turns the markers into a write
+ * of the launch's error record + an early return. The record is a hidden trailing kernel argument (metadata
+ * "p2n:trap") that the wrapper keeps in the thread context at SPIRV_CTX_TRAP; SPIR-V work-items also have a
+ * `dead` word at SPIRV_CTX_DEAD (both after host_abi.h's fields, of which SPIR-V code uses none past CTX_RT). */
+#define SPIRV_TRAP_MARKER "__p2n_spirv_trap"
+enum { SPIRV_CTX_DEAD = 88, SPIRV_CTX_TRAP = 96, SPIRV_CTX_SIZE = 104 };
+bool spirv_module_traps(LLVMModuleRef M); /* any marker left to lower */
+void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M);
+/* Moves the instructions after I into a new block placed after I's (successor phis updated); I's block is left
+ * without a terminator for the caller to finish. */
+LLVMBasicBlockRef spirv_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I);
+/* Function pointers as small integer ids, indirect calls as switches over the address-taken functions
+ * (spirv_fnptr.c); runs before spirv_lower_traps (unknown ids trap). False: a call of an unexpected type. */
+bool spirv_lower_fnptrs(LLVMContextRef C, LLVMModuleRef M);
+
+/* printf (spirv_printf.c): the vprintf hook calls SPIRV_VPRINTF_MARKER(format, args) -> i32; after O2,
+ * spirv_lower_printf (part of spirv_check_module) makes OpenCL printf calls of it. False: diagnosed. */
+#define SPIRV_VPRINTF_MARKER "__p2n_spirv_vprintf"
+bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
+
 /* After optimisation, before the SPIR-V back end: false (diagnosed) if the module holds what the back end
  * would abort on (integers wider than 64 bits). */
 bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
+
+/* Part of spirv_check_module: i128 multiplies back to i64 pieces, overflow intrinsics and pointer compares
+ * to plain integer code (spirv_legalize.c). */
+void spirv_legalize(LLVMModuleRef M);
+/* Part of spirv_check_module: a constant-count array alloca as an alloca of an array type; false for a
+ * run-time count (spirv_legalize.c). */
+bool spirv_static_alloca(LLVMValueRef I);
+/* Part of spirv_check_module: integers of widths other than 1/8/16/32/64 carried in i64 (spirv_legalize.c);
+ * false when some use needs bits the i64 cannot hold (the caller diagnoses what remains). */
+bool spirv_legalize_odd_ints(LLVMModuleRef M);
+
+/* Part of spirv_check_module: atomicrmw/cmpxchg/fence -> __spirv_* calls with scope and storage-class
+ * semantics (spirv_atomics.c). False: diagnosed. */
+bool spirv_lower_atomics(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
 
 /* After code generation: adds the p2n metadata strings (OpModuleProcessed), validates the module with
  * SPIRV-Tools in process; invalid output is an internal error and is never returned. */

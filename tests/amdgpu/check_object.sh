@@ -2,8 +2,8 @@
 # check_object.sh P2N READELF OBJDUMP ARCH PTX [golden]
 # Compiles PTX for ARCH and checks the HSA code object: ET_DYN, OS/ABI AMDGPU-HSA, every kernel has a FUNC
 # symbol and a .kd, no undefined symbols, amdhsa.version [1,2], wavefront size 64 on gfx9 / 32 on gfx10+,
-# kernarg size >= the PTX parameter buffer. With `golden`: the disassembly uses ds_bpermute for shfl,
-# s_barrier for bar.sync, and (wave64) a 64-bit shift of the 64-bit ballot.
+# kernarg size >= the PTX parameter buffer. With `golden`: the disassembly is checked against PTX's .golden
+# file (expected / forbidden instructions per kernel and arch; format below).
 set -eu
 P2N=$1 READELF=$2 OBJDUMP=$3 ARCH=$4 PTX=$5 MODE=${6:-}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
@@ -25,12 +25,28 @@ done
 awk '/\.args:/{m=0} /\.offset:/{o=$2} /\.size:/{if(o+$2>m)m=o+$2} /\.kernarg_segment_size:/{if($2<m){print "kernarg " $2 " < " m; exit 1}}' "$T/re.txt" \
   || fail "kernarg segment smaller than the parameter buffer"
 if [ "$MODE" = golden ]; then
-  "$OBJDUMP" -d --mcpu="$ARCH" "$T/k.co" > "$T/dis.txt"
-  grep -q 'ds_bpermute_b32' "$T/dis.txt" || fail "shfl does not use ds_bpermute"
-  grep -q 's_barrier' "$T/dis.txt" || fail "bar.sync is not s_barrier"
-  if [ $W = 64 ]; then
-    grep -q 'v_mbcnt_hi_u32_b32' "$T/dis.txt" || fail "wave64 lane id without mbcnt_hi"
-    grep -Eq 'v_lshrrev_b64 .*(vcc|s\[)' "$T/dis.txt" || fail "wave64 ballot is not the shifted 64-bit form"
-  fi
+  # One line per instruction: "kernel<TAB>instruction operands" (no addresses, encodings or padding).
+  # Kernel descriptors (.rodata) disassemble as ".amdhsa_* value" lines under "KERNEL.kd".
+  { "$OBJDUMP" -d --mcpu="$ARCH" "$T/k.co"; "$OBJDUMP" -D -j .rodata --mcpu="$ARCH" "$T/k.co"; } | awk '
+    /^[0-9a-f]+ <[^>]*>:$/ { k = $2; gsub(/[<>:]/, "", k); next }
+    k != "" && /^\t/ { sub(/^\t/, ""); sub(/[ \t]*\/\/.*$/, ""); if ($1 != "s_nop" && $1 != "s_code_end") print k "\t" $0 }' > "$T/dis.txt"
+  # PTX.golden lines: ARCH-GLOB KERNEL +|- ERE. "+": some instruction of KERNEL (* = any) matches ERE, "-": none.
+  G=${PTX%.ptx}.golden
+  [ -f "$G" ] || fail "no golden file $G"
+  n=0
+  while read -r glob kern sign re; do
+    case $glob in ''|'#'*) continue ;; esac
+    # shellcheck disable=SC2254
+    case $ARCH in $glob) ;; *) continue ;; esac
+    if [ "$kern" = '*' ]; then cut -f2- "$T/dis.txt" > "$T/k.txt"
+    else awk -F '\t' -v k="$kern" '$1 == k { print $2 }' "$T/dis.txt" > "$T/k.txt"
+      [ -s "$T/k.txt" ] || fail "golden: no disassembly for kernel $kern"
+    fi
+    if grep -Eq -- "$re" "$T/k.txt"; then hit=1; else hit=0; fi
+    [ "$sign" = + ] && [ $hit = 0 ] && fail "golden: $kern has no instruction matching /$re/"
+    [ "$sign" = - ] && [ $hit = 1 ] && fail "golden: $kern has an instruction matching /$re/: $(grep -Em1 -- "$re" "$T/k.txt")"
+    n=$((n + 1))
+  done < "$G"
+  [ $n -gt 0 ] || fail "golden: no expectation applies to $ARCH"
 fi
 echo "ok $ARCH $PTX"

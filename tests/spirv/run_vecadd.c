@@ -57,5 +57,12 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++)
         if (c[i] != a[i] + b[i] && bad++ < 5) fprintf(stderr, "c[%d] = %g, want %g\n", i, c[i], a[i] + b[i]);
     printf("vecadd: %d of %d wrong\n", bad, N);
+    cuMemFree(da);
+    cuMemFree(db);
+    cuMemFree(dc);
+    cuModuleUnload(mod);
+    free(a);
+    free(b);
+    free(c);
     return bad ? 1 : 0;
 }

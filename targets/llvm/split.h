@@ -1,0 +1,41 @@
+/* split.h — per-kernel partitioning of an LLVM module for parallel optimisation + code generation.
+ *
+ * llvm-c has no SplitModule, so the plan is made here with the C API. Every defined global value is one of:
+ *   root    a kernel (an externally visible function, or one the host descriptor __p2n_kernels lists):
+ *           defined in exactly one partition;
+ *   dup     internal helpers only ever called directly, unnamed_addr internal constants, and (AMDGPU) LDS
+ *           variables: copied into every partition that reaches them, keeping their local linkage — a
+ *           helper then inlines exactly as in the whole module, and LDS is per kernel anyway;
+ *   single  everything else (mutable globals, __p2n_rt, the host descriptor): defined in exactly one
+ *           partition (the first that reaches it, partition 0 if none does) and declared in the others.
+ * A local root/single referenced from another partition is promoted to external + hidden, so the linked
+ * object's dynamic symbols (kernels, globals, __p2n_module) are those of the serial compile.
+ *
+ * The plan is made on the caller's module (which it may rename/promote), which is then written to bitcode
+ * once; each worker parses that bitcode into its own LLVMContext and calls split_apply() for its part. */
+#ifndef P2N_SPLIT_H
+#define P2N_SPLIT_H
+
+#include <llvm-c/Core.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "target.h"
+
+typedef struct split_plan {
+    unsigned nparts, nitems;  /* items: global variables, then functions, in module order */
+    uint8_t *define;          /* nparts * nitems: 1 = this partition keeps the definition */
+    char **names;             /* item names, checked against the parsed copy (order must match) */
+} split_plan;
+
+/* Plans at most `jobs` partitions. Returns false (module untouched) when the module should be compiled
+ * whole: fewer than two kernels, or constructs this splitter does not handle (aliases, appending globals,
+ * address-taken helpers, whose identity and — on AMDGPU — LDS use must not cross partitions). */
+bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, split_plan *plan);
+
+/* Reduces a parsed copy of the planned module to partition `part`. False if the copy does not match. */
+bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part);
+
+void split_plan_free(split_plan *plan);
+
+#endif
