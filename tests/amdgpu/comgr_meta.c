@@ -54,9 +54,11 @@ static void md_str(amd_comgr_metadata_node_t map, const char *key, char *buf, si
     amd_comgr_metadata_node_t v;
     buf[0] = 0;
     if (amd_comgr_metadata_lookup(map, key, &v) != AMD_COMGR_STATUS_SUCCESS) return;
-    size_t n = cap;
+    size_t n = 0;
     amd_comgr_metadata_kind_t k;
+    /* ask for the size first: comgr copies the whole string (with its NUL) whatever size it is given */
     if (amd_comgr_get_metadata_kind(v, &k) == AMD_COMGR_STATUS_SUCCESS && k == AMD_COMGR_METADATA_KIND_STRING &&
+        amd_comgr_get_metadata_string(v, &n, NULL) == AMD_COMGR_STATUS_SUCCESS && n && n <= cap &&
         amd_comgr_get_metadata_string(v, &n, buf) != AMD_COMGR_STATUS_SUCCESS)
         buf[0] = 0;
     amd_comgr_destroy_metadata(v);
