@@ -104,4 +104,7 @@ typedef struct p2n_backend_ops {
 /* Backends compiled into this libcuda.so.1. */
 extern const p2n_backend_ops p2n_backend_cpu;
 
+/* Backends' error messages: a malloc'ed, formatted copy for the *err out-parameters (driver-stub/errors.c). */
+char *p2n_bk_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

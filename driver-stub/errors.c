@@ -3,6 +3,11 @@
  * the enum's order. */
 #include "internal.h"
 
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 static const struct { CUresult code; const char *name; const char *text; } table[] = {
     {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
     {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
@@ -145,4 +150,13 @@ CUresult cuGetErrorString(CUresult error, const char **pStr)
     }
     *pStr = table[i].text;
     return CUDA_SUCCESS;
+}
+
+char *p2n_bk_msg(const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return strdup(buf);
 }

@@ -52,22 +52,13 @@ struct p2n_bk_kernel {
     struct p2n_bk_kernel *next;
 };
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return strdup(buf);
-}
 
 static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     S.lib = dlopen("libze_loader.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!S.lib) { if (err) *err = msg("cannot load libze_loader.so.1 (package libze1): %s", dlerror()); return CUDA_ERROR_NO_DEVICE; }
+    if (!S.lib) { if (err) *err = p2n_bk_msg("cannot load libze_loader.so.1 (package libze1): %s", dlerror()); return CUDA_ERROR_NO_DEVICE; }
 #define LOAD(f)                                                                                                   \
     if (!(ze.f = (__typeof__(f) *)dlsym(S.lib, #f))) {                                                           \
-        if (err) *err = msg("libze_loader.so.1 lacks %s", #f);                                                    \
+        if (err) *err = p2n_bk_msg("libze_loader.so.1 lacks %s", #f);                                                    \
         return CUDA_ERROR_NO_DEVICE;                                                                              \
     }
     ZEFNS(LOAD)
@@ -76,7 +67,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     uint32_t nd = 0;
     if (r == ZE_RESULT_SUCCESS) r = ze.zeDriverGet(&nd, NULL);
     if (r != ZE_RESULT_SUCCESS || !nd) {
-        if (err) *err = msg("no Level Zero GPU driver (zeInit/zeDriverGet: 0x%x, %u drivers); an Intel GPU and "
+        if (err) *err = p2n_bk_msg("no Level Zero GPU driver (zeInit/zeDriverGet: 0x%x, %u drivers); an Intel GPU and "
                             "intel-level-zero-gpu (compute-runtime) are needed", (unsigned)r, nd);
         return CUDA_ERROR_NO_DEVICE;
     }
@@ -84,7 +75,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     ze.zeDriverGet(&nd, &S.drv);
     uint32_t ndev = 1;
     if (ze.zeDeviceGet(S.drv, &ndev, &S.dev) != ZE_RESULT_SUCCESS || !ndev) {
-        if (err) *err = msg("the Level Zero driver has no device");
+        if (err) *err = p2n_bk_msg("the Level Zero driver has no device");
         return CUDA_ERROR_NO_DEVICE;
     }
     ze_device_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES};
@@ -95,7 +86,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     ze.zeDeviceGetModuleProperties(S.dev, &mp);
     int has32 = 0;
     for (uint32_t i = 0; i < cp.numSubGroupSizes; i++) has32 |= cp.subGroupSizes[i] == 32;
-    if (!has32) { if (err) *err = msg("the device has no sub-group size 32 (CUDA warps need it)"); return CUDA_ERROR_NO_DEVICE; }
+    if (!has32) { if (err) *err = p2n_bk_msg("the device has no sub-group size 32 (CUDA warps need it)"); return CUDA_ERROR_NO_DEVICE; }
     S.cp = cp;
     /* The queue and the list must name the same queue group, and it must accept compute commands: the spec
      * defines ordinals only through zeDeviceGetCommandQueueGroupProperties (0 is not guaranteed compute). */
@@ -107,7 +98,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     if (ngroups && ze.zeDeviceGetCommandQueueGroupProperties(S.dev, &ngroups, gp) == ZE_RESULT_SUCCESS)
         for (uint32_t i = 0; i < ngroups && ordinal == UINT32_MAX; i++)
             if (gp[i].flags & ZE_COMMAND_QUEUE_GROUP_PROPERTY_FLAG_COMPUTE) ordinal = i;
-    if (ordinal == UINT32_MAX) { if (err) *err = msg("the Level Zero device has no compute queue group"); return CUDA_ERROR_NO_DEVICE; }
+    if (ordinal == UINT32_MAX) { if (err) *err = p2n_bk_msg("the Level Zero device has no compute queue group"); return CUDA_ERROR_NO_DEVICE; }
     ze_context_desc_t cd = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
     ze_command_queue_desc_t qd = {.stype = ZE_STRUCTURE_TYPE_COMMAND_QUEUE_DESC, .ordinal = ordinal,
                                   .mode = ZE_COMMAND_QUEUE_MODE_SYNCHRONOUS};
@@ -115,7 +106,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     if (ze.zeContextCreate(S.drv, &cd, &S.ctx) != ZE_RESULT_SUCCESS ||
         ze.zeCommandQueueCreate(S.ctx, S.dev, &qd, &S.q) != ZE_RESULT_SUCCESS ||
         ze.zeCommandListCreate(S.ctx, S.dev, &ld, &S.cl) != ZE_RESULT_SUCCESS) {
-        if (err) *err = msg("cannot create a Level Zero context/queue");
+        if (err) *err = p2n_bk_msg("cannot create a Level Zero context/queue");
         return CUDA_ERROR_NO_DEVICE;
     }
     memset(info, 0, sizeof *info);
@@ -168,7 +159,7 @@ static CUresult run_list(void) {
 
 static CUresult l0_module_load(const void *image, size_t size, p2n_bk_module **out, char **err) {
     if (size % 4 || size < 20 || *(const uint32_t *)image != 0x07230203) {
-        if (err) *err = msg("not a SPIR-V module (the level0 backend loads arch spirv64 code)");
+        if (err) *err = p2n_bk_msg("not a SPIR-V module (the level0 backend loads arch spirv64 code)");
         return CUDA_ERROR_INVALID_IMAGE;
     }
     p2n_bk_module *m = calloc(1, sizeof *m);
@@ -185,7 +176,7 @@ static CUresult l0_module_load(const void *image, size_t size, p2n_bk_module **o
             text = calloc(1, ln + 1);
             ze.zeModuleBuildLogGetString(log, &ln, text);
         }
-        if (err) *err = msg("zeModuleCreate failed (0x%x): %.800s", (unsigned)r, text ? text : "");
+        if (err) *err = p2n_bk_msg("zeModuleCreate failed (0x%x): %.800s", (unsigned)r, text ? text : "");
         free(text);
         if (log) ze.zeModuleBuildLogDestroy(log);
         spirv_meta_free(&m->meta);
@@ -266,12 +257,12 @@ static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) 
     if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetArgumentValue(k->k, km->nparams + 1, 4, &dyn);
     if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetGroupSize(k->k, l->block[0], l->block[1], l->block[2]);
     if (r != ZE_RESULT_SUCCESS) {
-        if (err) *err = msg("Level Zero kernel setup failed (0x%x)", (unsigned)r);
+        if (err) *err = p2n_bk_msg("Level Zero kernel setup failed (0x%x)", (unsigned)r);
         return CUDA_ERROR_INVALID_VALUE;
     }
     if (l->grid[0] > S.cp.maxGroupCountX || l->grid[1] > S.cp.maxGroupCountY || l->grid[2] > S.cp.maxGroupCountZ ||
         l->block[0] > S.cp.maxGroupSizeX || l->block[1] > S.cp.maxGroupSizeY || l->block[2] > S.cp.maxGroupSizeZ) {
-        if (err) *err = msg("launch of %s exceeds the device's group count or size limits", km->name);
+        if (err) *err = p2n_bk_msg("launch of %s exceeds the device's group count or size limits", km->name);
         return CUDA_ERROR_INVALID_VALUE;
     }
     ze_group_count_t gc = {l->grid[0], l->grid[1], l->grid[2]};
@@ -280,7 +271,7 @@ static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) 
         return CUDA_ERROR_LAUNCH_FAILED;
     }
     CUresult cr = run_list();
-    if (cr != CUDA_SUCCESS && err) *err = msg("Level Zero launch failed");
+    if (cr != CUDA_SUCCESS && err) *err = p2n_bk_msg("Level Zero launch failed");
     return cr;
 }
 

@@ -55,22 +55,13 @@ struct p2n_bk_kernel {
     uint32_t wgmax;
 };
 
-static char *msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *msg(const char *fmt, ...) {
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    return strdup(buf);
-}
 
 static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     S.lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!S.lib) { if (err) *err = msg("cannot load libOpenCL.so.1: %s", dlerror()); return CUDA_ERROR_NO_DEVICE; }
+    if (!S.lib) { if (err) *err = p2n_bk_msg("cannot load libOpenCL.so.1: %s", dlerror()); return CUDA_ERROR_NO_DEVICE; }
 #define LOAD(f)                                                                                                   \
     if (!(cl.f = (__typeof__(f) *)dlsym(S.lib, #f))) {                                                           \
-        if (err) *err = msg("libOpenCL.so.1 lacks %s (OpenCL 2.1+ ICD loader needed)", #f);                       \
+        if (err) *err = p2n_bk_msg("libOpenCL.so.1 lacks %s (OpenCL 2.1+ ICD loader needed)", #f);                       \
         return CUDA_ERROR_NO_DEVICE;                                                                              \
     }
     CLFNS(LOAD)
@@ -78,7 +69,7 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     cl_platform_id plats[16];
     cl_uint np = 0;
     if (cl.clGetPlatformIDs(16, plats, &np) != CL_SUCCESS || !np) {
-        if (err) *err = msg("no OpenCL platform (check OCL_ICD_VENDORS / installed ICDs)");
+        if (err) *err = p2n_bk_msg("no OpenCL platform (check OCL_ICD_VENDORS / installed ICDs)");
         return CUDA_ERROR_NO_DEVICE;
     }
     /* first device that takes SPIR-V and has SVM; GPUs first */
@@ -99,7 +90,7 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
             }
         }
     if (!S.dev) {
-        if (err) *err = msg("no OpenCL device accepts SPIR-V (CL_DEVICE_IL_VERSION) with SVM");
+        if (err) *err = p2n_bk_msg("no OpenCL device accepts SPIR-V (CL_DEVICE_IL_VERSION) with SVM");
         return CUDA_ERROR_NO_DEVICE;
     }
     char pname[256] = "";
@@ -107,9 +98,9 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     S.is_pocl = strstr(pname, "Portable Computing Language") != NULL;
     cl_int e;
     S.ctx = cl.clCreateContext(NULL, 1, &S.dev, NULL, NULL, &e);
-    if (!S.ctx) { if (err) *err = msg("clCreateContext failed (%d)", e); return CUDA_ERROR_NO_DEVICE; }
+    if (!S.ctx) { if (err) *err = p2n_bk_msg("clCreateContext failed (%d)", e); return CUDA_ERROR_NO_DEVICE; }
     S.q = cl.clCreateCommandQueueWithProperties(S.ctx, S.dev, NULL, &e);
-    if (!S.q) { if (err) *err = msg("clCreateCommandQueue failed (%d)", e); return CUDA_ERROR_NO_DEVICE; }
+    if (!S.q) { if (err) *err = p2n_bk_msg("clCreateCommandQueue failed (%d)", e); return CUDA_ERROR_NO_DEVICE; }
     memset(info, 0, sizeof *info);
     char dname[200] = "";
     cl.clGetDeviceInfo(S.dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
@@ -195,13 +186,13 @@ static void set_svm_ptrs(cl_kernel k) {
 
 static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **out, char **err) {
     if (size % 4 || size < 20 || *(const uint32_t *)image != 0x07230203) {
-        if (err) *err = msg("not a SPIR-V module (the opencl backend loads arch spirv64 code)");
+        if (err) *err = p2n_bk_msg("not a SPIR-V module (the opencl backend loads arch spirv64 code)");
         return CUDA_ERROR_INVALID_IMAGE;
     }
     p2n_bk_module *m = calloc(1, sizeof *m);
     if (!spirv_read_meta(image, size / 4, &m->meta)) {
         free(m);
-        if (err) *err = msg("SPIR-V module without ptx2native kernel metadata");
+        if (err) *err = p2n_bk_msg("SPIR-V module without ptx2native kernel metadata");
         return CUDA_ERROR_INVALID_IMAGE;
     }
     const void *il = image;
@@ -218,7 +209,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
     if (!m->prog) {
         spirv_meta_free(&m->meta);
         free(m);
-        if (err) *err = msg("clCreateProgramWithIL failed (%d)", e);
+        if (err) *err = p2n_bk_msg("clCreateProgramWithIL failed (%d)", e);
         return CUDA_ERROR_INVALID_IMAGE;
     }
     e = cl.clBuildProgram(m->prog, 1, &S.dev, "", NULL, NULL);
@@ -227,7 +218,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         cl.clGetProgramBuildInfo(m->prog, S.dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &ln);
         char *log = calloc(1, ln + 1);
         cl.clGetProgramBuildInfo(m->prog, S.dev, CL_PROGRAM_BUILD_LOG, ln, log, NULL);
-        if (err) *err = msg("OpenCL build of the SPIR-V failed (%d): %.800s", e, log);
+        if (err) *err = p2n_bk_msg("OpenCL build of the SPIR-V failed (%d): %.800s", e, log);
         free(log);
         cl.clReleaseProgram(m->prog);
         spirv_meta_free(&m->meta);
@@ -244,7 +235,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         if (!gk || !buf || cl.clSetKernelArgSVMPointer(gk, 0, buf) != CL_SUCCESS ||
             cl.clEnqueueNDRangeKernel(S.q, gk, 1, NULL, &one, &one, 0, NULL, NULL) != CL_SUCCESS ||
             cpy(m->gaddr, buf, 8 * m->meta.nglobals) != CUDA_SUCCESS) {
-            if (err) *err = msg("cannot query the module's global addresses");
+            if (err) *err = p2n_bk_msg("cannot query the module's global addresses");
         }
         if (gk) cl.clReleaseKernel(gk);
         if (buf) cl.clSVMFree(S.ctx, buf);
@@ -259,7 +250,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
             spirv_meta_free(&m->meta);
             free(m->gaddr);
             free(m);
-            if (err) *err = msg("cannot allocate the module's trap record");
+            if (err) *err = p2n_bk_msg("cannot allocate the module's trap record");
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
     }
@@ -335,7 +326,7 @@ static CUresult check_trap(p2n_bk_kernel *k, char **err) {
     uint32_t zero[16] = {0};
     cpy(k->mod->trap_rec, zero, sizeof zero);
     if (r[0] != 2) {
-        if (err) *err = msg("kernel '%s': trap (unspecified launch failure)", k->km->name);
+        if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", k->km->name);
         return CUDA_ERROR_LAUNCH_FAILED;
     }
     char text[3][256];
@@ -345,7 +336,7 @@ static CUresult check_trap(p2n_bk_kernel *k, char **err) {
              r[1], text[2], r[8], r[9], r[10], r[11], r[12], r[13], text[0]);
     fprintf(stderr, "%s\n", line);
     fflush(stderr);
-    if (err) *err = msg("kernel '%s': %s", k->km->name, line);
+    if (err) *err = p2n_bk_msg("kernel '%s': %s", k->km->name, line);
     return CUDA_ERROR_ASSERT;
 }
 
@@ -361,7 +352,7 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
     if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams + 1, 4, &dyn);
     if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
     if (e != CL_SUCCESS) {
-        if (err) *err = msg("clSetKernelArg failed (%d)", e);
+        if (err) *err = p2n_bk_msg("clSetKernelArg failed (%d)", e);
         return CUDA_ERROR_INVALID_VALUE;
     }
     set_svm_ptrs(k->k);
@@ -373,7 +364,7 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
     e = cl.clEnqueueNDRangeKernel(S.q, k->k, 3, NULL, gsz, lsz, 0, NULL, NULL);
     if (e == CL_SUCCESS) e = cl.clFinish(S.q);
     if (e != CL_SUCCESS) {
-        if (err) *err = msg("OpenCL launch failed (%d)", e);
+        if (err) *err = p2n_bk_msg("OpenCL launch failed (%d)", e);
         return e == CL_INVALID_WORK_GROUP_SIZE || e == CL_OUT_OF_RESOURCES ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                                                                            : CUDA_ERROR_LAUNCH_FAILED;
     }
