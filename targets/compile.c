@@ -118,7 +118,7 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
     t_pass = now_s() - t_pass;
     double t_emit = now_s();
     emit_result er;
-    if (!emit_module(m, target, &d, &er, &internal)) {
+    if (!emit_module(m, target, opt, &d, &er, &internal)) {
         ir_module_free(m);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
     }

@@ -44,7 +44,19 @@ typedef struct p2n_options {
      * N > 0 = at most N partitions on N threads, < 0 = one per online CPU. The output is functionally the
      * same for every value (same kernels, globals, shared layout); SPIR-V and text output ignore it. */
     int jobs;
+    /* What the device that will run the code lacks (P2N_LACKS_* bits; 0 = a full-featured device of the
+     * target). The driver stub sets them for the device it found (e.g. PoCL's CPU device has no sub-groups). */
+    unsigned device_lacks;
+    /* Nonzero: a kernel that uses PTX the target (or the device, see device_lacks) cannot run is compiled as a
+     * stub that fails at launch with CUDA_ERROR_NOT_SUPPORTED and a message naming the instruction and its
+     * location, instead of failing the whole module; the diagnostic becomes a warning. Zero: an error. */
+    int defer_unsupported;
 } p2n_options;
+
+/* p2n_options.device_lacks bits */
+#define P2N_LACKS_SUBGROUPS 1u        /* no sub-groups of 32 work-items: warp shuffles, votes, match, ldmatrix */
+#define P2N_LACKS_FORWARD_PROGRESS 2u /* work-items of a group run one after another between barriers (PoCL's
+                                       * CPU device): a work-item spinning on another's store never returns */
 
 /* A finished compilation. `data` holds the output bytes (binary or text); `diagnostics` holds every
  * message in `file:line:col: error: ...` form, one per line, NUL-terminated (empty when there were none).

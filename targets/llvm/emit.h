@@ -68,6 +68,8 @@ typedef struct emit_ctx {
     LLVMValueRef tl_fiber;  /* in a kernel body: i1, true when called by the fiber entry (may yield) */
     LLVMValueRef ybud;      /* host: i32 alloca, the function's copy of ctx->yield_budget */
     bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
+    unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
+    bool defer_unsupported; /* p2n_options.defer_unsupported */
 } emit_ctx;
 
 /* ---- helpers (emit_ops.c) */
@@ -133,6 +135,8 @@ typedef struct emit_result {
     LLVMContextRef C;
     LLVMModuleRef M;
 } emit_result;
-bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *out, bool *internal);
+struct p2n_options;
+bool emit_module(ir_module *m, const target_desc *t, const struct p2n_options *opt, p2n_diags *d, emit_result *out,
+                 bool *internal);
 
 #endif

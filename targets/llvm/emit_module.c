@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "../ptx2native.h"
 #include "thread_loop.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
@@ -444,9 +445,12 @@ static void emit_descriptor(emit_ctx *E) {
 
 /* ---------------------------------------------------------------- module */
 
-bool emit_module(ir_module *m, const target_desc *t, p2n_diags *d, emit_result *out, bool *internal) {
+bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n_diags *d, emit_result *out,
+                 bool *internal) {
     emit_ctx EE, *E = &EE;
     memset(E, 0, sizeof *E);
+    E->device_lacks = opt ? opt->device_lacks : 0;
+    E->defer_unsupported = opt && opt->defer_unsupported;
     E->m = m;
     E->t = t;
     E->d = d;
