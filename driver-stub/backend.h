@@ -43,6 +43,11 @@ typedef struct p2n_bk_device_info {
     int integrated;                  /* 1: device memory is host memory */
     int host_access;                 /* 1: device pointers are directly dereferenceable host pointers */
     uint8_t uuid[16];
+    /* PTX compiled at load time for this device: what it lacks (p2n_options.device_lacks, P2N_LACKS_*) and
+     * whether a kernel it cannot run fails at launch (CUDA_ERROR_NOT_SUPPORTED) instead of the module load
+     * (p2n_options.defer_unsupported) */
+    unsigned device_lacks;
+    int defer_unsupported;
 } p2n_bk_device_info;
 
 /* Kernel facts (cuFuncGetAttribute, parameter packing, launch checks). */

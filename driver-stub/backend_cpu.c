@@ -24,6 +24,7 @@ static CUresult map_status(cpu_status s)
     case CPU_ERR_ASSERT: return CUDA_ERROR_ASSERT;
     case CPU_ERR_NO_MEMORY: return CUDA_ERROR_OUT_OF_MEMORY;
     case CPU_ERR_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
+    case CPU_ERR_NOT_SUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
     }
     return CUDA_ERROR_UNKNOWN;
 }
@@ -41,6 +42,7 @@ static CUresult cpu_init(p2n_bk_device_info *d, char **err)
     d->max_shared_per_block_optin = 163 * 1024;   /* as an sm_80 part: CUDA code sized for A100 launches */
     d->max_shared_per_sm = 164 * 1024;
     d->warp_size = 32;
+    d->defer_unsupported = 1; /* a kernel the host target cannot compile fails at launch, not the module */
     d->integrated = 1;
     d->host_access = 1;
     static const uint8_t uuid[16] = {'p', '2', 'n', '-', 'c', 'p', 'u', 0x40, 0x80, 'd', 'e', 'v', 'i', 'c', 'e', 0};

@@ -78,6 +78,8 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
     j->popt.arch = p2n_drv.be->jit_arch ? p2n_drv.be->jit_arch : p2n_drv.be->code_arch;
     j->popt.opt_level = 3;
     j->popt.emit = P2N_EMIT_OBJ;
+    j->popt.device_lacks = p2n_drv.dev.device_lacks;
+    j->popt.defer_unsupported = p2n_drv.dev.defer_unsupported;
     if (n == 0)
         return CUDA_SUCCESS;
     if (!opts || !vals)

@@ -24,6 +24,10 @@ static void usage(FILE *f) {
           "  --print-targets         list the targets and whether code generation is available\n"
           "  -j N, --jobs=N          optimise and compile the kernels of a module on N threads (default 1,\n"
           "                          or $P2N_JOBS; 0 = one per CPU); the output works the same for every N\n"
+          "  --defer-unsupported     a kernel using PTX the target cannot run becomes a stub that fails at launch\n"
+          "                          (CUDA_ERROR_NOT_SUPPORTED, with the reason); the diagnostic is a warning.\n"
+          "                          Default: an error for the whole module. (spirv64, AMDGPU; not host)\n"
+          "  --device-lacks=LIST     what the device lacks: subgroups, forward-progress, wg-collectives\n"
           "  -v                      verbose\n"
           "  --version, --help\n"
           "\n"
@@ -135,6 +139,21 @@ int main(int argc, char **argv) {
         else if (strncmp(a, "--arch=", 7) == 0) archs = a + 7;
         else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) opt.opt_level = a[2] - '0';
         else if (strcmp(a, "-v") == 0) opt.verbose = 1;
+        else if (strcmp(a, "--defer-unsupported") == 0) opt.defer_unsupported = 1;
+        else if (strncmp(a, "--device-lacks=", 15) == 0) {
+            char *l = strdup(a + 15);
+            for (char *s = l, *t; (t = strtok_r(s, ",", &s));) {
+                if (strcmp(t, "subgroups") == 0) opt.device_lacks |= P2N_LACKS_SUBGROUPS;
+                else if (strcmp(t, "forward-progress") == 0) opt.device_lacks |= P2N_LACKS_FORWARD_PROGRESS;
+                else if (strcmp(t, "wg-collectives") == 0) opt.device_lacks |= P2N_LACKS_WG_COLLECTIVES;
+                else {
+                    fprintf(stderr, "ptx2native: error: unknown --device-lacks item '%s' (subgroups, forward-progress, wg-collectives)\n", t);
+                    free(l);
+                    return 1;
+                }
+            }
+            free(l);
+        }
         else if (strcmp(a, "-j") == 0 || (a[0] == '-' && a[1] == 'j' && a[2]) || strncmp(a, "--jobs=", 7) == 0) {
             const char *v = a[1] == 'j' ? (a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "")) : a + 7;
             char *end;
@@ -165,9 +184,12 @@ int main(int argc, char **argv) {
     if (strchr(archs, ',')) {
         /* several targets: one P2NCODE1 container (docs/native-container.md), one entry per target */
         if (opt.emit != P2N_EMIT_OBJ) { fputs("ptx2native: error: several targets need --emit=obj\n", stderr); return 1; }
+        /* checked on a copy: strtok_r cuts its string at the commas, and compile_multi needs the whole list */
         archlist = strdup(archs);
-        for (char *s = archlist, *t; (t = strtok_r(s, ",", &s));)
-            if (!target_find(t)) { fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", t); free(archlist); return 1; }
+        char *chk = strdup(archs);
+        for (char *s = chk, *t; (t = strtok_r(s, ",", &s));)
+            if (!target_find(t)) { fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", t); free(chk); free(archlist); return 1; }
+        free(chk);
     } else if (!target_find(archs)) {
         fprintf(stderr, "ptx2native: error: unknown target '%s' (see --print-targets)\n", archs);
         return 1;

@@ -57,6 +57,8 @@ typedef struct p2n_options {
 #define P2N_LACKS_SUBGROUPS 1u        /* no sub-groups of 32 work-items: warp shuffles, votes, match, ldmatrix */
 #define P2N_LACKS_FORWARD_PROGRESS 2u /* work-items of a group run one after another between barriers (PoCL's
                                        * CPU device): a work-item spinning on another's store never returns */
+#define P2N_LACKS_WG_COLLECTIVES 4u   /* no OpenCL work-group collective functions (bar.red's work-group
+                                       * all/any/reduce; PoCL 3.1's CPU device cannot link them) */
 
 /* A finished compilation. `data` holds the output bytes (binary or text); `diagnostics` holds every
  * message in `file:line:col: error: ...` form, one per line, NUL-terminated (empty when there were none).

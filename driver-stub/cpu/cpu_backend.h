@@ -29,6 +29,7 @@ typedef enum cpu_status {
     CPU_ERR_ASSERT,          /* __assertfail (CUDA_ERROR_ASSERT) */
     CPU_ERR_NO_MEMORY,
     CPU_ERR_ILLEGAL_ADDRESS, /* kernel code faulted on a memory access (CUDA_ERROR_ILLEGAL_ADDRESS, sticky) */
+    CPU_ERR_NOT_SUPPORTED,   /* a kernel stubbed by --defer-unsupported was launched (CUDA_ERROR_NOT_SUPPORTED) */
 } cpu_status;
 
 /* Loads a host code object (the bytes `ptx2native --offload-arch=host` wrote). `error` (may be NULL) gets a

@@ -963,9 +963,15 @@ static _Noreturn void rt_trap(p2n_thread_ctx *ctx) {
 
 static _Noreturn void rt_assertfail(p2n_thread_ctx *ctx, const char *message, const char *file, uint32_t line,
                                     const char *function, uint64_t char_size) {
-    (void)char_size;
     fiber *f = F(ctx);
     worker *w = f->w;
+    if (char_size == P2N_ASSERT_NOT_SUPPORTED) { /* a --defer-unsupported stub: "kernel 'K': ... at f:l:c" */
+        fprintf(stderr, "ptx2native: %s\n", message ? message : "?");
+        fflush(stderr);
+        launch_fail(w->L, CPU_ERR_NOT_SUPPORTED, fmt("%s", message ? message : "kernel not supported"));
+        w->aborted = true;
+        leave_fiber(w);
+    }
     const uint32_t *b = w->tmpl.ctaid, *t = f->ctx.tid;
     char *text = fmt("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file ? file : "?", line,
                      function ? function : "?", b[0], b[1], b[2], t[0], t[1], t[2], message ? message : "?");

@@ -103,6 +103,9 @@ typedef struct p2n_rt_table {
     void (*assertfail)(p2n_thread_ctx *ctx, const char *message, const char *file, uint32_t line,
                        const char *function, uint64_t char_size);
     void (*exit_thread)(p2n_thread_ctx *ctx);                              /* PTX exit */
+    /* assertfail with char_size == P2N_ASSERT_NOT_SUPPORTED: a kernel stubbed by --defer-unsupported
+     * (targets/llvm/defer_unsupported.c); `message` is the whole text, the launch fails with
+     * CUDA_ERROR_NOT_SUPPORTED (a runtime without this rule reports it as a failed assertion) */
     /* math the emitted code should not take from the system libm (the code object has no undefined symbols) */
     float (*sinf)(float);
     float (*cosf)(float);
@@ -124,6 +127,8 @@ typedef struct p2n_rt_table {
 
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,
        P2N_KERNEL_THREAD_LOOP = 8u /* block_entry is set (version 2) */ };
+
+#define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 
 typedef struct p2n_kernel_desc {
     const char *name;

@@ -7,12 +7,14 @@
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../backend.h"
+#include "../spirv_record.h"
 #include "spirv/spirv_null_fix.h"
 #include "spirv/spirv_meta.h"
 #include "ptx2native.h"
@@ -55,6 +57,44 @@ struct p2n_bk_kernel {
     uint32_t wgmax;
 };
 
+
+/* What ptx2native must not expect of this device (P2N_LACKS_*). Warp operations are sub-group operations of
+ * size 32: they need cl_khr_subgroups / cl_intel_subgroups with 32 among the sizes (Intel's query), or, without
+ * that query, a device reporting sub-groups at all. A CPU device (PoCL) runs the work-items of a group one after
+ * another between barriers, so a work-item waiting for another's store without a barrier never returns. */
+static unsigned device_lacks(cl_device_id dev) {
+    unsigned lacks = 0;
+    size_t n = 0;
+    char *ext = NULL;
+    if (cl.clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, 0, NULL, &n) == CL_SUCCESS && (ext = calloc(1, n + 1)))
+        cl.clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, n, ext, NULL);
+    bool sg = ext && (strstr(ext, "cl_khr_subgroups") || strstr(ext, "cl_intel_subgroups"));
+    free(ext);
+    size_t sizes[32];
+    size_t got = 0;
+    bool has32 = false;
+    if (sg && cl.clGetDeviceInfo(dev, 0x4108 /* CL_DEVICE_SUB_GROUP_SIZES_INTEL */, sizeof sizes, sizes, &got) ==
+                  CL_SUCCESS) {
+        for (size_t i = 0; i < got / sizeof *sizes; i++) has32 |= sizes[i] == 32;
+    } else if (sg) {
+        cl_uint maxsg = 0;
+        cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_NUM_SUB_GROUPS, sizeof maxsg, &maxsg, NULL);
+        has32 = maxsg > 0;
+    }
+    if (!has32) lacks |= P2N_LACKS_SUBGROUPS;
+    /* work-group collectives: mandatory in OpenCL 2.x, optional in 3.0 (PoCL 3.1: the query fails) */
+    char ver[128] = "";
+    cl_bool wgc = CL_FALSE;
+    cl.clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof ver, ver, NULL);
+    if (!strncmp(ver, "OpenCL 3.", 9) &&
+        (cl.clGetDeviceInfo(dev, 0x1073 /* CL_DEVICE_WORK_GROUP_COLLECTIVE_FUNCTIONS_SUPPORT */, sizeof wgc, &wgc,
+                            NULL) != CL_SUCCESS || !wgc))
+        lacks |= P2N_LACKS_WG_COLLECTIVES;
+    cl_device_type type = 0;
+    cl.clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+    if (type & CL_DEVICE_TYPE_CPU) lacks |= P2N_LACKS_FORWARD_PROGRESS;
+    return lacks;
+}
 
 static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     S.lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -123,6 +163,8 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     info->warp_size = 32;
     info->integrated = S.fine;
     info->host_access = S.fine;
+    info->device_lacks = device_lacks(S.dev);
+    info->defer_unsupported = 1; /* a kernel this device cannot run fails at its launch, not the module */
     return CUDA_SUCCESS;
 }
 
@@ -242,8 +284,9 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
     }
     if (m->meta.trap_arg) {
         /* the trap/assert record (targets/spirv/spirv_trap.c): a hidden trailing argument of every kernel */
-        m->trap_rec = cl.clSVMAlloc(S.ctx, CL_MEM_READ_WRITE | (S.fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0), 64, 64);
-        uint32_t zero[16] = {0};
+        m->trap_rec = cl.clSVMAlloc(S.ctx, CL_MEM_READ_WRITE | (S.fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0),
+                                    SPIRV_REC_BYTES, 64);
+        uint32_t zero[SPIRV_REC_BYTES / 4] = {0};
         if (!m->trap_rec || cpy(m->trap_rec, zero, sizeof zero) != CUDA_SUCCESS) {
             if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
             cl.clReleaseProgram(m->prog);
@@ -308,36 +351,16 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->max_threads_per_block = k->wgmax;
 }
 
-/* a NUL-terminated device string (the constant strings __assertfail names), at most n-1 bytes */
-static void dev_string(uint64_t addr, char *buf, size_t n) {
-    size_t i = 0;
-    for (; addr && i + 1 < n; i++)
-        if (cpy(buf + i, (const void *)(uintptr_t)(addr + i), 1) != CUDA_SUCCESS || !buf[i]) break;
-    buf[i] = 0;
-    if (!i) snprintf(buf, n, "?");
-}
+static CUresult read_dev(void *dst, uint64_t src, size_t n) { return cpy(dst, (const void *)(uintptr_t)src, n); }
 
-/* After a launch: the first trap/assert of the grid left its record (spirv_trap.c: [0] code 1 trap / 2 assert,
- * [1] line, [2..7] message/file/function addresses, [8..10] %ctaid, [11..13] %tid); read and clear it and
- * report like the CPU runtime (driver-stub/cpu/cpu_exec.c rt_trap / rt_assertfail). */
+/* After a launch: the first trap/assert of the grid left its record (driver-stub/spirv_record.c); read and clear
+ * its error words and report like the CPU runtime. */
 static CUresult check_trap(p2n_bk_kernel *k, char **err) {
-    uint32_t r[16];
+    uint32_t r[SPIRV_REC_ERR_WORDS];
     if (!k->mod->trap_rec || cpy(r, k->mod->trap_rec, sizeof r) != CUDA_SUCCESS || !r[0]) return CUDA_SUCCESS;
-    uint32_t zero[16] = {0};
+    uint32_t zero[SPIRV_REC_ERR_WORDS] = {0};
     cpy(k->mod->trap_rec, zero, sizeof zero);
-    if (r[0] != 2) {
-        if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", k->km->name);
-        return CUDA_ERROR_LAUNCH_FAILED;
-    }
-    char text[3][256];
-    for (int s = 0; s < 3; s++) dev_string(r[2 + 2 * s] | (uint64_t)r[3 + 2 * s] << 32, text[s], sizeof text[s]);
-    char line[1200];
-    snprintf(line, sizeof line, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", text[1],
-             r[1], text[2], r[8], r[9], r[10], r[11], r[12], r[13], text[0]);
-    fprintf(stderr, "%s\n", line);
-    fflush(stderr);
-    if (err) *err = p2n_bk_msg("kernel '%s': %s", k->km->name, line);
-    return CUDA_ERROR_ASSERT;
+    return p2n_rec_report(r, k->km->name, read_dev, err);
 }
 
 static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
@@ -350,6 +373,13 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
     if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams, lbytes ? lbytes : 16, NULL);
     uint32_t dyn = l->dynamic_shared_bytes;
     if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams + 1, 4, &dyn);
+    if (e == CL_SUCCESS && k->mod->trap_rec) {
+        /* %globaltimer's base (spirv_trap.c); fine-grained SVM is visible to the launch that follows */
+        uint64_t now = p2n_rec_now_ns();
+        char *at = (char *)k->mod->trap_rec + SPIRV_REC_TIME_OFF;
+        if (S.fine) memcpy(at, &now, sizeof now);
+        else if (cpy(at, &now, sizeof now) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
+    }
     if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
     if (e != CL_SUCCESS) {
         if (err) *err = p2n_bk_msg("clSetKernelArg failed (%d)", e);
@@ -361,8 +391,12 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         lsz[d] = l->block[d];
         gsz[d] = (size_t)l->grid[d] * l->block[d];
     }
+    /* device printf: PoCL write()s each work-group's output to fd 1, other drivers print through stdio at
+     * clFinish; flushing on both sides keeps it in order with the host's own output (as the CPU backend does) */
+    fflush(stdout);
     e = cl.clEnqueueNDRangeKernel(S.q, k->k, 3, NULL, gsz, lsz, 0, NULL, NULL);
     if (e == CL_SUCCESS) e = cl.clFinish(S.q);
+    fflush(stdout);
     if (e != CL_SUCCESS) {
         if (err) *err = p2n_bk_msg("OpenCL launch failed (%d)", e);
         return e == CL_INVALID_WORK_GROUP_SIZE || e == CL_OUT_OF_RESOURCES ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES

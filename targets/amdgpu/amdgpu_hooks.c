@@ -187,57 +187,28 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
     }
 }
 
-/* Math the host takes from the runtime table: direct functions on AMDGPU (approximate forms only). */
+/* Math the host takes from the runtime table. fma: llvm.fma (native, exactly rounded). The .approx
+ * transcendentals (sin/cos/ex2/lg2/tanh f32, and the f16/bf16 ex2/tanh the emission widens to f32) call the
+ * ROCm device library, linked by amdgpu_lower_module (amdgpu_devlibs.c): the bare instructions are outside the
+ * PTX bounds — v_sin/v_cos(x/2pi) loses the argument's low bits beyond |x| ~ 11, v_exp_f32 does not produce
+ * subnormal results nor v_log_f32 take subnormal inputs (PTX's non-.ftz forms do), and 1 - 2/(e^2x + 1)
+ * cancels for small |x| — while ocml reduces arguments exactly, rescales around the subnormal range and
+ * switches tanh to a polynomial near 0 (docs/amdgpu.md "Math" has the error argument per function). */
 static LLVMValueRef amd_rt_fn(emit_ctx *E, unsigned slot) {
     LLVMTypeRef ty = slot == RT_FMA ? E->f64 : E->f32;
     if (slot == RT_FMA || slot == RT_FMAF) {
         unsigned id = LLVMLookupIntrinsicID("llvm.fma", 8);
         return LLVMGetIntrinsicDeclaration(E->M, id, &ty, 1);
     }
-    const char *name = slot == RT_SINF ? "__p2n_amd_sin_approx" : slot == RT_COSF ? "__p2n_amd_cos_approx"
-                     : slot == RT_EXP2F ? "__p2n_amd_ex2_approx" : slot == RT_LOG2F ? "__p2n_amd_lg2_approx"
-                     : slot == RT_TANHF ? "__p2n_amd_tanh_approx" : NULL;
+    const char *name = slot == RT_SINF ? "__ocml_sin_f32" : slot == RT_COSF ? "__ocml_cos_f32"
+                     : slot == RT_EXP2F ? "__ocml_exp2_f32" : slot == RT_LOG2F ? "__ocml_log2_f32"
+                     : slot == RT_TANHF ? "__ocml_tanh_f32" : NULL;
     if (!name) {
         emit_unsupported(E, "runtime function not available on AMDGPU");
         return LLVMGetPoison(E->ptr);
     }
     LLVMValueRef f = LLVMGetNamedFunction(E->M, name);
-    if (f) return f;
-    LLVMTypeRef ft = LLVMFunctionType(E->f32, &E->f32, 1, 0);
-    f = LLVMAddFunction(E->M, name, ft);
-    LLVMSetLinkage(f, LLVMInternalLinkage);
-    LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
-                            LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
-    LLVMBuilderRef saved = E->B;
-    E->B = LLVMCreateBuilderInContext(E->C);
-    LLVMPositionBuilderAtEnd(E->B, LLVMAppendBasicBlockInContext(E->C, f, "entry"));
-    LLVMValueRef x = LLVMGetParam(f, 0), r;
-    LLVMTypeRef f32 = E->f32;
-    switch (slot) {
-    case RT_SINF: case RT_COSF: {
-        /* v_sin/v_cos take revolutions */
-        LLVMValueRef rev = LLVMBuildFMul(E->B, x, LLVMConstReal(f32, 0.15915494309189535), "");
-        r = intrin(E, slot == RT_SINF ? "llvm.amdgcn.sin" : "llvm.amdgcn.cos", &f32, 1, &rev, 1);
-        break;
-    }
-    case RT_EXP2F: r = intrin(E, "llvm.amdgcn.exp2", &f32, 1, &x, 1); break;
-    case RT_LOG2F: r = intrin(E, "llvm.amdgcn.log", &f32, 1, &x, 1); break;
-    default: {
-        /* tanh(x) = sign(x) * (1 - 2 / (exp2(2|x| log2 e) + 1)), exact 0 at 0, saturates to +-1 */
-        LLVMValueRef ax = intrin(E, "llvm.fabs", &f32, 1, &x, 1);
-        LLVMValueRef t = LLVMBuildFMul(E->B, ax, LLVMConstReal(f32, 2.8853900817779268), "");
-        LLVMValueRef e = intrin(E, "llvm.amdgcn.exp2", &f32, 1, &t, 1);
-        LLVMValueRef d = LLVMBuildFAdd(E->B, e, LLVMConstReal(f32, 1.0), "");
-        LLVMValueRef q = intrin(E, "llvm.amdgcn.rcp", &f32, 1, &d, 1);
-        LLVMValueRef m = LLVMBuildFSub(E->B, LLVMConstReal(f32, 1.0), LLVMBuildFMul(E->B, q, LLVMConstReal(f32, 2.0), ""), "");
-        LLVMValueRef cs[2] = {m, x};
-        r = intrin(E, "llvm.copysign", &f32, 1, cs, 2);
-        break;
-    }
-    }
-    LLVMBuildRet(E->B, r);
-    LLVMDisposeBuilder(E->B);
-    E->B = saved;
+    if (!f) f = LLVMAddFunction(E->M, name, LLVMFunctionType(E->f32, &E->f32, 1, 0));
     return f;
 }
 

@@ -27,4 +27,8 @@ LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a);
 void amd_barrier(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a);
 
+/* amdgpu_devlibs.c: when the module calls __ocml_* functions, link ocml.bc (in process) and define the
+ * __oclc_* control constants for t afterwards; library code becomes internal. False: diagnosed. */
+bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, p2n_diags *d, bool *internal);
+
 #endif

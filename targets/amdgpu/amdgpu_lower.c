@@ -5,8 +5,9 @@
  * `__p2n_module`. Here each kernel gets an `amdgpu_kernel` wrapper whose explicit arguments ARE the PTX
  * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx from
  * llvm.amdgcn.workitem.id / workgroup.id and the HSA dispatch packet and calls the (always inlined) body;
- * after inlining SROA turns every ctx access into the intrinsic value. Shared memory is one static LDS
- * global plus the external zero-size LDS array for dynamic shared memory (placed right after it). */
+ * after inlining SROA turns every ctx access into the intrinsic value. Shared memory: one static LDS window per
+ * kernel (its own statics) plus the external zero-size LDS array for dynamic shared memory, which the back end
+ * places after all static LDS of the kernel. */
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <pthread.h>
@@ -68,9 +69,9 @@ static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) 
 }
 
 /* one kernel descriptor element of __p2n_kernels -> the amdgpu_kernel wrapper */
-/* smem: the (addrspace 3) start of the PTX shared window; fixed: static LDS bytes in front of the dynamic part
- * (AMD-private words + the PTX statics) */
-static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef smem, uint64_t fixed, uint64_t reserve) {
+/* win: this kernel's (addrspace 3) shared window, its statics only (NULL: none); dyn: the external zero-size
+ * LDS array, which the back end places after all static LDS the kernel uses */
+static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRef dyn) {
     LLVMValueRef body = LLVMGetAggregateElement(kd, 1);
     unsigned np = (unsigned)elem_u(kd, 2);
     LLVMValueRef offs_g = LLVMGetAggregateElement(kd, 3), sizes_g = LLVMGetAggregateElement(kd, 4);
@@ -143,10 +144,15 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef smem, uint64_t f
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, warpid), LLVMBuildLShr(L->B, lin, k32(L, 5), ""));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, nwarpid),
               LLVMBuildLShr(L->B, LLVMBuildAdd(L->B, nthr, k32(L, 31), ""), k32(L, 5), ""));
-    LLVMValueRef gseg = load_dp(L, dp, 28, L->i32); /* group_segment_size: static + dynamic LDS */
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, dynamic_smem_size), LLVMBuildSub(L->B, gseg, k32(L, fixed), ""));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem), smem ? LLVMBuildAddrSpaceCast(L->B, smem, L->ptr, "") : LLVMConstNull(L->ptr));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem_size), LLVMBuildSub(L->B, gseg, k32(L, reserve), ""));
+    /* group_segment_size = static + dynamic LDS; dynamic LDS starts at dyn, so the window spans win..end and the
+     * dynamic part sits at offset dyn - win in it (what the emission reads as smem_size - dynamic_smem_size) */
+    LLVMValueRef gseg = load_dp(L, dp, 28, L->i32);
+    LLVMValueRef smem = win ? win : dyn;
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, dynamic_smem_size),
+              LLVMBuildSub(L->B, gseg, LLVMBuildPtrToInt(L->B, dyn, L->i32, ""), ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem), LLVMBuildAddrSpaceCast(L->B, smem, L->ptr, ""));
+    store_ctx(L, ctx, offsetof(p2n_thread_ctx, smem_size),
+              LLVMBuildSub(L->B, gseg, LLVMBuildPtrToInt(L->B, smem, L->i32, ""), ""));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, yield_budget), k32(L, 0x7fffffff));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, rt), LLVMConstNull(L->ptr));
     LLVMValueRef ka = call_intrin(L, "llvm.amdgcn.kernarg.segment.ptr", NULL, 0, NULL, 0);
@@ -261,66 +267,44 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
     }
     LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
     LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
-    uint64_t static_smem = 0, dyn_align = 16;
-    unsigned nk = 0;
-    if (karr) {
-        LLVMValueRef ks = LLVMGetInitializer(karr);
-        nk = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(ks));
-        if (nk) {
-            static_smem = elem_u(LLVMGetAggregateElement(ks, 0), 6);
-            dyn_align = elem_u(LLVMGetAggregateElement(ks, 0), 7);
-        }
-    }
-    bool uses_dyn = false;
-    for (uint32_t v = 0; v < m->nvars; v++) {
-        const ir_var *var = &m->vars[v];
-        if (ir_space_base[var->space] == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) uses_dyn = true;
-    }
-    /* LDS: the hooks' private words (bar.red counters, counting barriers) first, then the static shared window,
-     * the dynamic part right after it: one static LDS variable, so the back end's placement of dynamic LDS
-     * (after all static LDS) is known. */
-    LLVMValueRef lds = NULL, dyn = NULL, priv = LLVMGetNamedGlobal(M, AMDGPU_LDS_PRIV), smem = NULL;
-    uint64_t align = dyn_align > 16 ? dyn_align : 16;
-    uint64_t reserve = priv ? (4 * AMDGPU_PRIV_WORDS + align - 1) / align * align : 0;
-    if (static_smem + reserve) {
-        LLVMTypeRef ty = LLVMArrayType2(L->i8, reserve + static_smem);
-        lds = LLVMAddGlobalInAddressSpace(M, ty, "__p2n_lds", 3);
-        LLVMSetInitializer(lds, LLVMGetPoison(ty));
-        LLVMSetLinkage(lds, LLVMInternalLinkage);
-        LLVMSetAlignment(lds, (unsigned)align);
-        LLVMValueRef off = k64(L, reserve);
-        smem = reserve ? LLVMConstInBoundsGEP2(L->i8, lds, &off, 1) : lds;
-        if (priv) {
-            LLVMReplaceAllUsesWith(priv, lds);
-            LLVMDeleteGlobal(priv);
-        }
-    }
-    if (uses_dyn) {
-        dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
-        LLVMSetLinkage(dyn, LLVMExternalLinkage);
-        LLVMSetAlignment(dyn, (unsigned)(dyn_align ? dyn_align : 16));
-    }
+    uint64_t align = 16;
+    for (uint32_t v = 0; v < m->nvars; v++)
+        if (ir_space_base[m->vars[v].space] == IR_S_SHARED && m->vars[v].align > align) align = m->vars[v].align;
+    /* LDS per kernel: its own window global holding the statics it can name (emit_module lays them out per
+     * kernel), the dynamic part = the external zero-size array the back end places after ALL static LDS of
+     * the kernel (its window, the hooks' private words if reachable), at the array's alignment. Offsets into
+     * the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately, so a
+     * kernel's group segment holds only what it uses (not the whole module's shared memory). */
     if (karr && ok) {
         LLVMValueRef ks = LLVMGetInitializer(karr);
+        unsigned nk = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(ks));
+        uint64_t dyn_align = nk ? elem_u(LLVMGetAggregateElement(ks, 0), 7) : 16;
+        LLVMValueRef dyn = NULL;
+        if (nk) {
+            dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
+            LLVMSetLinkage(dyn, LLVMExternalLinkage);
+            LLVMSetAlignment(dyn, (unsigned)(dyn_align > 16 ? dyn_align : 16));
+        }
         for (unsigned i = 0; i < nk && ok; i++) {
-            if (!wrap_kernel(L, LLVMGetAggregateElement(ks, i), smem ? smem : dyn, reserve + static_smem, reserve)) {
+            LLVMValueRef kd = LLVMGetAggregateElement(ks, i), win = NULL;
+            uint64_t st = elem_u(kd, 6);
+            if (st) {
+                size_t nl;
+                const char *kn = LLVMGetValueName2(LLVMGetAggregateElement(kd, 1), &nl);
+                char *wn = malloc(nl + 16);
+                snprintf(wn, nl + 16, "__p2n_lds.%s", kn);
+                LLVMTypeRef ty = LLVMArrayType2(L->i8, st);
+                win = LLVMAddGlobalInAddressSpace(M, ty, wn, 3);
+                free(wn);
+                LLVMSetInitializer(win, LLVMGetPoison(ty));
+                LLVMSetLinkage(win, LLVMInternalLinkage);
+                LLVMSetAlignment(win, (unsigned)align);
+            }
+            if (!wrap_kernel(L, kd, win, dyn)) {
                 diag_plain(d, "error", "internal compiler error: kernel parameter layout not increasing");
                 *internal = true;
                 ok = false;
             }
-        }
-    }
-    if (ok && lds && dyn) {
-        /* The AMDGPU back end places dynamic LDS after all static LDS, aligned to its alignment; our only
-         * static LDS variable is the window of size static_smem (a multiple of dyn_align): tell the optimiser
-         * and keep the dynamic array referenced by every kernel (hidden_dynamic_lds_size). */
-        for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
-            if (LLVMGetFunctionCallConv(f) != LLVMAMDGPUKERNELCallConv || !LLVMGetFirstBasicBlock(f)) continue;
-            LLVMPositionBuilderBefore(L->B, LLVMGetFirstInstruction(LLVMGetFirstBasicBlock(f)));
-            LLVMValueRef a = LLVMBuildPtrToInt(L->B, dyn, L->i32, "");
-            LLVMValueRef b = LLVMBuildAdd(L->B, LLVMBuildPtrToInt(L->B, lds, L->i32, ""), k32(L, reserve + static_smem), "");
-            LLVMValueRef eq = LLVMBuildICmp(L->B, LLVMIntEQ, a, b, "");
-            call_intrin(L, "llvm.assume", NULL, 0, &eq, 1);
         }
     }
     /* the host descriptor and runtime-table pointer mean nothing here */
@@ -332,6 +316,8 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
             nx = LLVMGetNextGlobal(g);
             if (LLVMGetLinkage(g) == LLVMPrivateLinkage && !LLVMGetFirstUse(g)) LLVMDeleteGlobal(g);
         }
+    /* device-library math (ocml) before the FP attributes below, which then cover the library code too */
+    if (ok && !amdgpu_link_devlibs(C, M, t, d, internal)) ok = false;
     /* FP environment: IEEE denormals for f32 and f16/f64 in every function (descriptor FLOAT_DENORM_MODE_* =
      * flush none). .ftz is emitted explicitly and directed rounding in software (emit_float.c), so the mode
      * register never changes inside a kernel (docs/amdgpu.md "FP modes"). */

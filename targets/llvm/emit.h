@@ -45,6 +45,9 @@ typedef struct emit_ctx {
     uint64_t *var_size;
     LLVMValueRef *fn;       /* per function */
     uint32_t static_smem, dyn_align;
+    /* AMDGPU (per-kernel LDS): per function, the static shared bytes of that kernel (module-scope statics, then its
+     * own entry-scoped ones overlaid at the same offset as every other kernel's); NULL: one module-wide window */
+    uint32_t *kern_smem;
     uint32_t module_flags;  /* P2N_KERNEL_* over all functions (conservative) */
     /* function */
     ir_func *f;
@@ -70,6 +73,7 @@ typedef struct emit_ctx {
     bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
     unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
     bool defer_unsupported; /* p2n_options.defer_unsupported */
+    struct defer_state *defer; /* functions found unsupported under defer_unsupported (defer_unsupported.c) */
 } emit_ctx;
 
 /* ---- helpers (emit_ops.c) */
@@ -89,6 +93,7 @@ LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *
 LLVMValueRef smem_base(emit_ctx *E);
 LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space); /* ptr for a memory operand */
+LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space); /* same, for the access: may be addrspace(1) */
 LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space);   /* ptr to a variable's storage */
 LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off);         /* i64 address value (mov r, var) */
 LLVMValueRef gep8(emit_ctx *E, LLVMValueRef p, LLVMValueRef off);
@@ -129,6 +134,15 @@ LLVMValueRef float_to_half(emit_ctx *E, LLVMValueRef f, bool bf, ir_mod mode, bo
 LLVMValueRef double_to_half(emit_ctx *E, LLVMValueRef d, bool bf, ir_mod mode);
 LLVMValueRef f_round_int(emit_ctx *E, LLVMValueRef v, ir_mod mode); /* rni rzi rmi rpi in the same type */
 ir_mod round_mode(const ir_ins *ins);
+
+/* ---- deferred unsupported constructs (defer_unsupported.c): with E->defer_unsupported, what a function body
+ * cannot compile makes that function unsupported (a warning) instead of failing the module. defer_note is
+ * called by emit_unsupported with the diagnostic text: true when deferred (nothing counted as failed).
+ * defer_finish, after all bodies: unsupported functions lose their bodies (trap stubs), every kernel that
+ * reaches one becomes a stub that fails at launch with CUDA_ERROR_NOT_SUPPORTED and the reason. */
+bool defer_note(emit_ctx *E, const char *text);
+void defer_finish(emit_ctx *E);
+bool defer_supported_target(const target_desc *t);
 
 /* ---- module driver (emit_module.c) */
 typedef struct emit_result {

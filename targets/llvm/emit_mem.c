@@ -40,7 +40,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
         unsigned n = vec_count(ins), eb = (tbits(t) + 7) / 8;
         if (tbits(t) < 8 || (tbits(t) % 8)) return false;
         ir_space sp = ir_ins_space(ins);
-        LLVMValueRef p = addr_of(E, &o[1], sp);
+        LLVMValueRef p = mem_addr(E, &o[1], sp);
         LLVMTypeRef lt = ty_of(E, t);
         if (n == 1) {
             LLVMValueRef v = LLVMBuildLoad2(BLD, lt, p, "");
@@ -65,7 +65,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
         if (t == IR_T_NONE) return false;
         unsigned n = vec_count(ins), eb = (tbits(t) + 7) / 8;
         if (tbits(t) < 8 || (tbits(t) % 8)) return false;
-        LLVMValueRef p = addr_of(E, &o[0], ir_ins_space(ins));
+        LLVMValueRef p = mem_addr(E, &o[0], ir_ins_space(ins));
         const ir_operand *vals = &o[1];
         unsigned nv = n;
         if (n > 1) {

@@ -106,6 +106,8 @@ static LLVMValueRef build_init(emit_ctx *E, uint32_t vid, uint64_t size) {
             else {
                 ir_space s = var_space(E, in->sym);
                 if (s == IR_S_SHARED && in->kind == IR_INIT_VAR && !in->generic) {
+                    /* per-kernel LDS: the dynamic part's offset differs per kernel (no constant for it) */
+                    if (E->kern_smem && E->m->vars[in->sym].linkage == IR_LINK_EXTERN) { ok = false; break; }
                     put_le(bytes + off, E->var_off[in->sym] + (uint64_t)in->val, 8);
                     break;
                 }
@@ -193,7 +195,7 @@ static bool bb_open(emit_ctx *E) { return LLVMGetBasicBlockTerminator(LLVMGetIns
 
 static void emit_one(emit_ctx *E, const ir_ins *ins) {
     E->ins = ins;
-    unsigned before = E->d->nerrors;
+    unsigned before = E->d->nerrors + E->d->nwarnings; /* a deferred unsupported form is a warning */
     if (ins->guard && ins->op != IR_OP_BRA) {
         ir_operand g = {.kind = IR_OPND_REG, .id = ins->guard - 1};
         LLVMValueRef c = rd(E, &g, IR_T_PRED);
@@ -201,12 +203,12 @@ static void emit_one(emit_ctx *E, const ir_ins *ins) {
         LLVMBasicBlockRef then = new_bb(E, "g"), cont = new_bb(E, "gc");
         LLVMBuildCondBr(E->B, c, then, cont);
         LLVMPositionBuilderAtEnd(E->B, then);
-        if (!dispatch(E, ins) && E->d->nerrors == before) emit_unsupported(E, NULL);
+        if (!dispatch(E, ins) && E->d->nerrors + E->d->nwarnings == before) emit_unsupported(E, NULL);
         if (bb_open(E)) LLVMBuildBr(E->B, cont);
         LLVMPositionBuilderAtEnd(E->B, cont);
         return;
     }
-    if (!dispatch(E, ins) && E->d->nerrors == before) emit_unsupported(E, NULL);
+    if (!dispatch(E, ins) && E->d->nerrors + E->d->nwarnings == before) emit_unsupported(E, NULL);
 }
 
 static void emit_body(emit_ctx *E, uint32_t fi) {
@@ -403,7 +405,7 @@ static void emit_descriptor(emit_ctx *E) {
             rq[k] = c32(E, k < f->perf.n_reqntid ? f->perf.reqntid[k] : (f->perf.n_reqntid ? 1 : 0));
         }
         LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
-                             u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->static_smem), c32(E, E->dyn_align),
+                             u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->kern_smem ? E->kern_smem[fi] : E->static_smem), c32(E, E->dyn_align),
                              c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
                              c32(E, E->module_flags | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0)),
                              E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
@@ -489,30 +491,44 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     /* sizes, shared layout */
     uint64_t smem = 0, dyn_align = 16;
     for (uint32_t v = 0; v < m->nvars; v++) E->var_size[v] = var_bytes(&m->vars[v]);
-    for (uint32_t v = 0; v < m->nvars; v++) {
-        const ir_var *var = &m->vars[v];
-        if (var_space(E, v) != IR_S_SHARED) continue;
-        bool dynamic = var->linkage == IR_LINK_EXTERN && var->ndims && !var->dims[0];
-        if (dynamic) {
-            if (var_align(var) > dyn_align) dyn_align = var_align(var);
-            continue;
+    /* AMDGPU gives every kernel its own LDS: statics of module scope (or of a .func) first, then each kernel's
+     * entry-scoped ones (nvcc's demoted variables) overlaid at the same offset, since only that kernel can name
+     * them. The host keeps one module-wide window (host_abi.h). */
+    bool per_kernel = t->family == TARGET_AMDGPU;
+    if (per_kernel) E->kern_smem = calloc(m->nfuncs + 1, sizeof *E->kern_smem);
+    for (int pass = 0; pass < (per_kernel ? 2 : 1); pass++) {
+        uint64_t start = smem, top = smem;
+        for (uint32_t fi = 0; fi <= (pass ? m->nfuncs : 0); fi++) {
+            if (pass && (fi == m->nfuncs || !m->funcs[fi].is_entry)) continue;
+            uint64_t cur = start;
+            for (uint32_t v = 0; v < m->nvars; v++) {
+                const ir_var *var = &m->vars[v];
+                if (var_space(E, v) != IR_S_SHARED) continue;
+                bool dynamic = var->linkage == IR_LINK_EXTERN && var->ndims && !var->dims[0];
+                if (dynamic) {
+                    if (var_align(var) > dyn_align) dyn_align = var_align(var);
+                    continue;
+                }
+                if (var->linkage == IR_LINK_EXTERN) continue;
+                bool own = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry;
+                if (per_kernel && (pass ? var->func != (int32_t)fi : own)) continue;
+                cur = align_up(cur, var_align(var));
+                E->var_off[v] = cur;
+                cur += E->var_size[v];
+            }
+            if (per_kernel && pass) E->kern_smem[fi] = (uint32_t)cur;
+            if (cur > top) top = cur;
         }
-        if (var->linkage == IR_LINK_EXTERN) continue;
-        smem = align_up(smem, var_align(var));
-        E->var_off[v] = smem;
-        smem += E->var_size[v];
+        smem = top;
     }
+    if (per_kernel)
+        for (uint32_t fi = 0; fi < m->nfuncs; fi++) E->kern_smem[fi] = (uint32_t)align_up(E->kern_smem[fi], dyn_align);
     smem = align_up(smem, dyn_align);
     for (uint32_t v = 0; v < m->nvars; v++) {
         const ir_var *var = &m->vars[v];
-        if (var_space(E, v) == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) {
-            E->var_off[v] = smem; /* dynamic shared memory (and unresolved extern shared: same window) */
-            if (var->ndims && var->dims[0]) {
-                /* an extern shared array with a size: place it statically */
-                bool defined_elsewhere = false;
-                (void)defined_elsewhere;
-            }
-        }
+        /* dynamic shared memory (and unresolved extern shared: same window); per-kernel LDS reads its
+         * offset from ctx instead (var_value) */
+        if (var_space(E, v) == IR_S_SHARED && var->linkage == IR_LINK_EXTERN) E->var_off[v] = smem;
     }
     E->static_smem = (uint32_t)smem;
     E->dyn_align = (uint32_t)dyn_align;
@@ -574,14 +590,23 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     /* bodies */
     for (uint32_t fi = 0; fi < m->nfuncs && E->failed <= 200; fi++) {
         if (m->funcs[fi].has_body) emit_body(E, fi);
-        else emit_runtime_stub(E, fi);
+        else {
+            E->f = &m->funcs[fi]; /* what a runtime stub cannot lower is deferred to its callers */
+            E->fidx = fi;
+            E->cur = E->fn[fi];
+            emit_runtime_stub(E, fi);
+        }
     }
+    E->f = NULL;
+    E->ins = NULL;
+    defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
     if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E);
     if (!E->failed && t->native_cpu) host_native_attrs(E);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
     free(E->gvar);
     free(E->var_off);
+    free(E->kern_smem);
     free(E->var_size);
     free(E->fn);
     free(E->block_fn);

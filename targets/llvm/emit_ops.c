@@ -76,15 +76,22 @@ const char *ins_name(emit_ctx *E, const ir_ins *ins, char *buf, size_t n) {
 }
 
 void emit_unsupported(emit_ctx *E, const char *why) {
-    char name[256];
+    char name[256], text[768];
     const ir_ins *ins = E->ins;
+    if (ins)
+        snprintf(text, sizeof text, "unsupported PTX instruction '%s' for target %s%s%s%s",
+                 ins_name(E, ins, name, sizeof name), E->t->name, why ? " (" : "", why ? why : "", why ? ")" : "");
+    else
+        snprintf(text, sizeof text, "unsupported PTX construct for target %s: %s", E->t->name, why ? why : "?");
+    /* --defer-unsupported: the function is stubbed (defer_unsupported.c), the diagnostic is a warning */
+    bool deferred = defer_note(E, text);
     if (ins) {
-        diag_error(E->d, ins->line, ins->col, "unsupported PTX instruction '%s' for target %s%s%s%s",
-                   ins_name(E, ins, name, sizeof name), E->t->name, why ? " (" : "", why ? why : "", why ? ")" : "");
+        if (deferred) diag_warning(E->d, ins->line, ins->col, "%s", text);
+        else diag_error(E->d, ins->line, ins->col, "%s", text);
     } else {
-        diag_plain(E->d, "error", "unsupported PTX construct for target %s: %s", E->t->name, why ? why : "?");
+        diag_plain(E->d, deferred ? "warning" : "error", "%s", text);
     }
-    E->failed++;
+    if (!deferred) E->failed++;
 }
 
 void emit_internal(emit_ctx *E, const char *fmt, ...) {
@@ -347,6 +354,17 @@ static LLVMValueRef local_alloca(emit_ctx *E, uint32_t var) {
     return E->lvar[var];
 }
 
+/* Per-kernel LDS (E->kern_smem): the dynamic shared part starts after the running kernel's statics, which a
+ * .func cannot know at compile time; ctx says it: smem_size - dynamic_smem_size (a constant after inlining). */
+static LLVMValueRef dyn_smem_off(emit_ctx *E) {
+    LLVMValueRef all = ctx_field(E, CTX_SMEM_SIZE, E->i32), dyn = ctx_field(E, CTX_DYN_SMEM, E->i32);
+    return LLVMBuildZExt(E->B, LLVMBuildSub(E->B, all, dyn, ""), E->i64, "");
+}
+
+static bool per_kernel_dyn(emit_ctx *E, uint32_t var) {
+    return E->kern_smem && var_space(E, var) == IR_S_SHARED && E->m->vars[var].linkage == IR_LINK_EXTERN;
+}
+
 LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space) {
     (void)use_space;
     const ir_var *v = &E->m->vars[var];
@@ -358,7 +376,9 @@ LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space) {
             emit_unsupported(E, "external variable not defined in this module");
         }
         return E->gvar[var];
-    case IR_S_SHARED: return gep8(E, smem_base(E), c64(E, E->var_off[var]));
+    case IR_S_SHARED:
+        if (per_kernel_dyn(E, var)) return gep8(E, smem_base(E), dyn_smem_off(E));
+        return gep8(E, smem_base(E), c64(E, E->var_off[var]));
     case IR_S_LOCAL:
         if (v->func < 0) {
             if (E->gvar[var]) return E->gvar[var];
@@ -383,11 +403,28 @@ LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space) {
 }
 
 LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off) {
+    if (per_kernel_dyn(E, var)) return LLVMBuildAdd(E->B, dyn_smem_off(E), c64(E, (uint64_t)off), "");
     if (var_space(E, var) == IR_S_SHARED && E->t->smem_in_ctx) return c64(E, E->var_off[var] + (uint64_t)off);
     LLVMValueRef p = var_addr(E, var, IR_S_NONE);
     LLVMValueRef v = LLVMBuildPtrToInt(E->B, p, E->i64, "");
     if (off) v = LLVMBuildAdd(E->B, v, c64(E, (uint64_t)off), "");
     return v;
+}
+
+/* LLVM's AMDGPU global address space (target_desc.as_* hold the emission's numbering, 0 = generic there) */
+enum { AMDGPU_AS_GLOBAL = 1 };
+
+/* addr_of for the load/store/atomic itself: a .global address as the addrspace(1) pointer addr_of cast to
+ * generic (the cast alone would be folded away by InstCombine before infer-address-spaces sees it) */
+LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space) {
+    LLVMValueRef p = addr_of(E, o, space);
+    if (E->t->family == TARGET_AMDGPU && LLVMIsAAddrSpaceCastInst(p) &&
+        LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(p, 0))) == AMDGPU_AS_GLOBAL) {
+        LLVMValueRef g = LLVMGetOperand(p, 0);
+        LLVMInstructionEraseFromParent(p);
+        return g;
+    }
+    return p;
 }
 
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space) {
@@ -425,6 +462,13 @@ LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space) {
         if (E->m->address_size == 32 || tbits(ir_reg_type(E->f, o->id)) == 32)
             base = LLVMBuildAnd(E->B, base, c64(E, 0xffffffffu), "");
         return gep8(E, smem_base(E), LLVMBuildAdd(E->B, base, c64(E, (uint64_t)off), ""));
+    }
+    if (space == IR_S_GLOBAL && E->t->family == TARGET_AMDGPU) {
+        /* .global accesses through the global address space (global = flat addresses on AMDGPU): the cast back
+         * to flat tells infer-address-spaces, which turns flat_* into global_* (smaller offsets, no LDS wait,
+         * no "may be private" expansion of 64-bit atomics, scalar loads of uniform addresses) */
+        LLVMValueRef g = LLVMBuildIntToPtr(E->B, base, LLVMPointerTypeInContext(E->C, AMDGPU_AS_GLOBAL), "");
+        return LLVMBuildAddrSpaceCast(E->B, gep8(E, g, c64(E, (uint64_t)off)), E->ptr, "");
     }
     LLVMValueRef p = LLVMBuildIntToPtr(E->B, base, E->ptr, "");
     return gep8(E, p, c64(E, (uint64_t)off));

@@ -149,7 +149,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     if (op == IR_M_NONE) return false;
     LLVMAtomicOrdering ord = sem_of(ins);
     unsigned ssid = scope_id(E, ins_scope(ins, P2N_SCOPE_GPU)); /* atom/red without a scope are .gpu */
-    LLVMValueRef p = addr_of(E, addr, ir_ins_space(ins));
+    LLVMValueRef p = mem_addr(E, addr, ir_ins_space(ins));
     bool isf = t_float(t);
     if (t == IR_T_F16 || t == IR_T_BF16 || t == IR_T_F16X2 || t == IR_T_BF16X2) {
         if (op != IR_M_ADD && op != IR_M_MIN && op != IR_M_MAX) {

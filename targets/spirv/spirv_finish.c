@@ -18,7 +18,10 @@ void spirv_init_llvm(void) {
     LLVMInitializeSPIRVTargetMC();
     LLVMInitializeSPIRVAsmPrinter();
     /* process-global cl::opt, set once (targets.md §2.1): extensions the lowering may need */
-    const char *argv[] = {"ptx2native", "--spirv-ext=+SPV_INTEL_subgroups,+SPV_EXT_shader_atomic_float_add"};
+    /* relaxed printf: only to keep LLVM 22 from aborting on formats that ARE UniformConstant (spirv_printf.c);
+     * spirv_finish drops the OpExtension again */
+    const char *argv[] = {"ptx2native", "--spirv-ext=+SPV_INTEL_subgroups,+SPV_EXT_shader_atomic_float_add,"
+                                        "+SPV_EXT_relaxed_printf_string_address_space"};
     LLVMParseCommandLineOptions(2, argv, NULL);
 }
 
@@ -103,6 +106,7 @@ p2n_status spirv_finish(LLVMModuleRef M, const target_desc *t, const char *bytes
     memcpy(out + o, w + at, (nw - at) * 4);
     o += nw - at;
     free(ops);
+    o = spirv_drop_printf_ext(out, o);
     char *msg = NULL;
     if (!spirv_validate(out, o, &msg)) {
         diag_plain(d, "error", "internal compiler error: the SPIR-V module is invalid: %s", msg);

@@ -6,12 +6,12 @@
 #include "../llvm/emit.h"
 #include "../../driver-stub/cpu/host_abi.h"
 #include "spirv_target.h"
+#include "spirv_collectives.h"
 
 #define BLD E->B
 
 static bool v12(emit_ctx *E) { return strstr(E->t->triple, "v1.2") != NULL; }
 
-LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
 LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft) {
     LLVMValueRef f = LLVMGetNamedFunction(M, name);
     if (!f) {
@@ -19,6 +19,13 @@ LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft) {
         unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
         LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                                 LLVMCreateEnumAttribute(LLVMGetModuleContext(M), nounwind, 0));
+        /* barriers and group/sub-group operations: O2 must not duplicate them into divergent paths (jump
+         * threading put a printf's barrier on two paths; PoCL 3.1 crashed compiling that) */
+        if (strstr(name, "Barrier") || strstr(name, "Group") || strstr(name, "sub_group")) {
+            unsigned conv = LLVMGetEnumAttributeKindForName("convergent", 10);
+            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
+                                    LLVMCreateEnumAttribute(LLVMGetModuleContext(M), conv, 0));
+        }
     }
     return f;
 }
@@ -57,6 +64,10 @@ static LLVMValueRef shuffle(emit_ctx *E, LLVMValueRef v, LLVMValueRef src) {
     return call(E, "__spirv_GroupNonUniformShuffle", E->i32, a, 3);
 }
 
+/* for spirv_collectives.c / spirv_barrier.c */
+LLVMValueRef spirv_sg_ballot(emit_ctx *E, LLVMValueRef p) { return ballot(E, p); }
+LLVMValueRef spirv_sg_shuffle(emit_ctx *E, LLVMValueRef v, LLVMValueRef src) { return shuffle(E, v, src); }
+
 static LLVMValueRef unsupported(emit_ctx *E, const char *why, LLVMTypeRef ret) {
     emit_unsupported(E, why);
     return LLVMGetTypeKind(ret) == LLVMVoidTypeKind ? NULL : LLVMGetUndef(ret);
@@ -88,22 +99,38 @@ static LLVMValueRef hook_rt_fn(emit_ctx *E, unsigned slot) {
     }
 }
 
+/* the runtime slots that exchange data between lanes: sub-group operations (spirv_subgroups.c gates them) */
+static const char *warp_slot(unsigned slot) {
+    switch (slot) {
+    case RT_SHFL: return "shfl.sync";
+    case RT_VOTE: return "vote.sync";
+    case RT_ACTIVEMASK: return "activemask";
+    case RT_ELECT: return "elect.sync";
+    case RT_REDUX: return "redux.sync";
+    case RT_MATCH_ANY: case RT_MATCH_ALL: return "match.sync";
+    case RT_WARP_SYNC: return "bar.warp.sync";
+    case RT_WARP_MATRIX: return "warp-wide matrix operation (ldmatrix/stmatrix/mma/wmma)";
+    default: return NULL;
+    }
+}
+
 static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *a, unsigned n) {
     (void)n;
+    const char *warp = warp_slot(slot);
+    if (warp && !spirv_needs_subgroups(E, warp)) return LLVMGetTypeKind(ret) == LLVMVoidTypeKind ? NULL : LLVMGetUndef(ret);
     switch (slot) {
     case RT_BARRIER: {
-        /* (ctx, id, count, arrive): every bar.sync/barrier is a full work-group barrier */
-        if (!LLVMIsAConstantInt(a[3]) || LLVMConstIntGetZExtValue(a[3]))
-            return unsupported(E, "bar.arrive (split arrive/wait barrier)", ret);
-        if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2]))
-            return unsupported(E, "barrier with a thread count", ret);
+        /* (ctx, id, count, arrive): a full work-group barrier, unless bar.arrive, a thread count or a
+         * bar.arrive on the same id need the counting barrier (spirv_barrier.c) */
+        if (spirv_barrier(E, a)) return NULL;
         control_barrier(E, 2, 2, 0x308); /* AcqRel | Workgroup | CrossWorkgroup memory */
         return NULL;
     }
     case RT_BARRIER_RED: {
         /* (ctx, id, count, op, pred) -> work-group reduction (OpGroup* Reduce, Workgroup scope) */
-        if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2]))
-            return unsupported(E, "barrier reduction with a thread count", ret);
+        if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2])) return spirv_barrier_red_count(E, a);
+        if (E->device_lacks & P2N_LACKS_WG_COLLECTIVES)
+            return unsupported(E, "bar.red: the device has no work-group collective functions", ret);
         unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
         control_barrier(E, 2, 2, 0x308);
         LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[4], c32(E, 0), "");
@@ -174,7 +201,10 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
     }
     case RT_REDUX: {
         /* (ctx, op, value, membermask): full-warp reduction */
-        if (v12(E)) return unsupported(E, "redux.sync on SPIR-V 1.2", ret);
+        /* 1.2 has no non-uniform reductions; the KHR ones reduce over all active lanes, so a partial membermask
+         * (lanes outside it may still be active) takes the shuffle loop over the members too */
+        if (v12(E) || !LLVMIsAConstantInt(a[3]) || LLVMConstIntGetZExtValue(a[3]) != 0xffffffffu)
+            return spirv_redux_loop(E, a);
         unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[1]);
         static const char *const names[] = {"__spirv_GroupNonUniformIAdd", "__spirv_GroupNonUniformSMin",
                                             "__spirv_GroupNonUniformSMax", "__spirv_GroupNonUniformUMin",
@@ -190,17 +220,19 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
         LLVMValueRef pp = call(E, "_Z10to_privatePU3AS4v", LLVMPointerTypeInContext(E->C, 0), &gp, 1);
         return LLVMBuildZExt(BLD, LLVMBuildIsNotNull(BLD, pp, ""), E->i32, "");
     }
-    case RT_YIELD: return NULL;
+    case RT_YIELD: spirv_yield(E); return NULL;
     case RT_SMID: return c32(E, 0); /* any SM number is valid */
-    case RT_MATCH_ANY: case RT_MATCH_ALL: return unsupported(E, "match.sync", ret);
-    /* OpReadClockKHR needs capability ShaderClockKHR, which implicitly declares Shader: the module then has to
-     * follow the shader rules (structured control flow, constant WorkgroupSize) and fails validation */
-    case RT_CLOCK64: case RT_GLOBALTIMER:
-        return unsupported(E, "clock/globaltimer (SPV_KHR_shader_clock's capability implies Shader; no Kernel-"
-                              "model clock in SPIR-V 1.4)", ret);
+    case RT_MATCH_ANY: return spirv_match_any(E, a);
+    case RT_MATCH_ALL: return spirv_match_all(E, a);
+    case RT_WARP_MATRIX: return spirv_warp_matrix(E, a, ret);
+    /* No OpReadClockKHR: its capability ShaderClockKHR implicitly declares Shader, after which spirv-val applies
+     * the shader rules (structured control flow, constant WorkgroupSize) and rejects the module; PoCL has no
+     * clock either. spirv_trap.c lowers the marker to counts kept in the launch's error record (docs/spirv.md). */
+    case RT_CLOCK64: case RT_GLOBALTIMER: {
+        LLVMValueRef x[2] = {a[0], c32(E, slot == RT_GLOBALTIMER)};
+        return call(E, SPIRV_CLOCK_MARKER, E->i64, x, 2);
+    }
     case RT_VPRINTF: { /* (ctx, format, args): spirv_printf.c, once O2 has made the format a constant */
-        /* unfinished: LLVM 22's back end still aborts on some modules (docs/spirv.md, "printf"); opt-in */
-        if (!getenv("P2N_SPIRV_PRINTF")) return unsupported(E, "printf (vprintf)", ret);
         LLVMValueRef x[2] = {a[1], a[2]};
         return call(E, SPIRV_VPRINTF_MARKER, E->i32, x, 2);
     }

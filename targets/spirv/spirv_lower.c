@@ -21,8 +21,8 @@
 
 #include "../llvm/emit.h"
 #include "spirv_target.h"
+#include "spirv_collectives.h"
 
-LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
 
 
 static uint64_t elem_bytes(const ir_var *v) {
@@ -208,6 +208,7 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         CTXST(SPIRV_CTX_DEAD, LLVMConstInt(i32, 0, 0));
         if (traps) CTXST(SPIRV_CTX_TRAP, LLVMGetParam(k, np + 2));
 #undef CTXST
+        spirv_sync_init(C, M, B, lin); /* counting barriers' Workgroup words (spirv_barrier.c) */
         LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(B, pb, gptr, ""), LLVMBuildAddrSpaceCast(B, ctx, gptr, "")};
         LLVMBuildCall2(B, LLVMGlobalGetValueType(body), body, args, 2, "");
         LLVMBuildRetVoid(B);

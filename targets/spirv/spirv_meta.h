@@ -27,9 +27,13 @@ typedef struct spirv_module_meta {
     spirv_global_meta *globals;
     unsigned version;    /* 0x10400 etc. */
     int needs_subgroups; /* uses sub-group operations */
-    int trap_arg;        /* "p2n:trap": every kernel takes a trailing __global uint[16] error record (trap /
-                          * assert, targets/spirv/spirv_trap.c) after the dynamic-shared byte count */
+    int trap_arg;        /* "p2n:trap": every kernel takes a trailing __global uint[32] error record (trap /
+                          * assert / clocks, targets/spirv/spirv_trap.c) after the dynamic-shared byte count */
 } spirv_module_meta;
+/* The error record (targets/spirv/spirv_trap.c): its size, the words a runtime reads and clears after each
+ * launch, the byte offset of the u64 launch start time (ns) it writes before each launch, and of the u64 clock
+ * counter the kernels increment. */
+enum { SPIRV_REC_BYTES = 128, SPIRV_REC_ERR_WORDS = 16, SPIRV_REC_TIME_OFF = 64, SPIRV_REC_CLOCK_OFF = 72 };
 /* Parses the metadata strings of a module we produced; false if it is not one (or damaged). */
 bool spirv_read_meta(const uint32_t *words, size_t nwords, spirv_module_meta *out);
 void spirv_meta_free(spirv_module_meta *m);

@@ -7,8 +7,8 @@
  * argument aligned to its size, integers 4 bytes (8 with l/ll/z/j/t), floating point as double, %s/%p 8.
  * OpenCL printf has no `ll`/`z`/`j`/`t`: they become `l` (64-bit there). %s needs a constant string in
  * UniformConstant as well: the argument is loaded as an integer, store-to-load forwarding (gvn) resolves it to
- * the string's address, and spirv_printf_strings copies the string; anything else is diagnosed, as are formats
- * that are not constant (e.g. at -O0, where the stub is not inlined). */
+ * the string's address, and the string is copied; anything else is diagnosed, as are formats that are not
+ * constant (a kernel parameter, ...). At -O0 the stub is inlined here first (resolve_formats). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,24 +42,9 @@ static const char *const_string(LLVMValueRef v, size_t *len) {
     return NULL;
 }
 
-/* is [n x i8] the type of a global outside UniformConstant? */
-static bool size_taken(LLVMModuleRef M, size_t n) {
-    for (LLVMValueRef g = LLVMGetFirstGlobal(M); g; g = LLVMGetNextGlobal(g)) {
-        LLVMTypeRef t = LLVMGlobalGetValueType(g);
-        if (LLVMGetPointerAddressSpace(LLVMTypeOf(g)) != 2 && LLVMGetTypeKind(t) == LLVMArrayTypeKind &&
-            LLVMGetArrayLength2(t) == n && LLVMGetElementType(t) == LLVMInt8TypeInContext(LLVMGetModuleContext(M)))
-            return true;
-    }
-    return false;
-}
-
 static LLVMValueRef uniform_string(LLVMModuleRef M, const char *s, size_t n) {
     LLVMContextRef C = LLVMGetModuleContext(M);
-    /* LLVM 22's back end gives a pointer to [N x i8] one storage class per array type: when a CrossWorkgroup
-     * global (the PTX original) has the same type, printf's format is taken for a CrossWorkgroup pointer and
-     * the back end aborts (SPV_EXT_relaxed_printf_string_address_space); extra NULs make the type distinct */
     size_t len = n + 1;
-    while (size_taken(M, len)) len++;
     char *buf = calloc(1, len);
     memcpy(buf, s, n);
     LLVMValueRef init = LLVMConstStringInContext2(C, buf, len, 1);
@@ -75,7 +60,7 @@ static LLVMValueRef uniform_string(LLVMModuleRef M, const char *s, size_t n) {
 static void fail(p2n_diags *d, const target_desc *t, LLVMValueRef I, const char *why) {
     size_t len;
     LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-    diag_plain(d, "error", "unsupported PTX construct for target %s: printf in '%s': %s", t->name,
+    diag_plain(d, "error", "unsupported PTX construct for target %s: 'call vprintf' (printf) in '%s': %s", t->name,
                LLVMGetValueName2(fn, &len), why);
 }
 
@@ -88,7 +73,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     const char *fmt = const_string(LLVMGetOperand(I, 0), &n);
     if (!fmt) { fail(d, t, I, "the format is not a constant string"); return false; }
     n = strlen(fmt);
-    char *out = malloc(n + 1);
+    char *out = malloc(2 * n + 2); /* room for the 'l' added to floating-point conversions */
     size_t o = 0;
     LLVMValueRef args[33];
     unsigned na = 1;
@@ -123,6 +108,9 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
         }
         char c = fmt[i];
         if (!c || !strchr("diuxXocfFeEgGaAsp", c)) { fail(d, t, I, "unknown conversion"); ok = false; break; }
+        /* floating point: CUDA passes double; PoCL 3.1 prints an unmodified %f/%e/%g argument as a float
+         * (printf.c reads the double and narrows it), 'l' (no effect in C99) makes it print the double */
+        if (strchr("fFeEgGaA", c) && out[o - 1] != 'l') out[o++] = 'l';
         out[o++] = fmt[i++];
         if (na == 33) { fail(d, t, I, "more than 32 arguments"); ok = false; break; }
         bool fp = strchr("fFeEgGaA", c) != NULL, wide = fp || c == 's' || c == 'p';
@@ -154,9 +142,49 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     return ok;
 }
 
+/* the function holding a marker whose format is not (yet) a constant string, or NULL */
+static LLVMValueRef unresolved(LLVMValueRef marker) {
+    for (LLVMUseRef u = LLVMGetFirstUse(marker); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef I = LLVMGetUser(u);
+        size_t n;
+        if (LLVMIsACallInst(I) && !const_string(LLVMGetOperand(I, 0), &n))
+            return LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
+    }
+    return NULL;
+}
+
+/* Unoptimised code (-O0) still has nvcc's vprintf stub (and any .func passing a format on) as a function whose
+ * format is a parameter: such functions are inlined into their callers and the callers' allocas promoted
+ * (sroa, instcombine, gvn on those functions only), a few levels up, until the formats are constants. */
+static void resolve_formats(LLVMModuleRef M, LLVMValueRef marker) {
+    LLVMContextRef C = LLVMGetModuleContext(M);
+    unsigned ai = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
+    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    for (int round = 0; round < 4; round++) {
+        LLVMValueRef f = unresolved(marker);
+        if (!f || LLVMGetFunctionCallConv(f) == 76 /* a kernel: nothing to inline into */ || !LLVMGetFirstUse(f))
+            break;
+        LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, ni);
+        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, ai, 0));
+        LLVMValueRef callers[64];
+        unsigned nc = 0;
+        for (LLVMUseRef u = LLVMGetFirstUse(f); u && nc < 64; u = LLVMGetNextUse(u))
+            if (LLVMIsACallInst(LLVMGetUser(u)))
+                callers[nc++] = LLVMGetBasicBlockParent(LLVMGetInstructionParent(LLVMGetUser(u)));
+        LLVMErrorRef e = LLVMRunPasses(M, "always-inline", NULL, po);
+        for (unsigned i = 0; !e && i < nc; i++)
+            e = LLVMRunPassesOnFunction(callers[i], "sroa,early-cse,instcombine<no-verify-fixpoint>,gvn", NULL, po);
+        if (e) { LLVMConsumeError(e); break; }
+        if (!LLVMGetFirstUse(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) LLVMDeleteFunction(f);
+    }
+    LLVMDisposePassBuilderOptions(po);
+}
+
 bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
     LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_VPRINTF_MARKER);
     if (!marker) return true;
+    resolve_formats(M, marker);
     bool ok = true;
     while (ok && LLVMGetFirstUse(marker)) {
         LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(marker));
@@ -167,7 +195,7 @@ bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
     LLVMDeleteFunction(marker);
     /* forward the buffer's stores to the new loads (the %s addresses) */
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(M, "function(gvn,instcombine)", NULL, po);
+    LLVMErrorRef e = LLVMRunPasses(M, "function(gvn,instcombine<no-verify-fixpoint>)", NULL, po);
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         char *m = LLVMGetErrorMessage(e);
@@ -194,4 +222,26 @@ bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
         }
     }
     return true;
+}
+
+/* LLVM 22's check of the format's storage class (SPIRVModuleAnalysis, addPrintfRequirements) looks the format's
+ * virtual register up in whichever machine function was compiled last, so with several functions it can read an
+ * unrelated register's type and abort ("SPV_EXT_relaxed_printf_string_address_space is required"). The extension
+ * is therefore enabled (spirv_init_llvm) and its OpExtension removed here: every format lower_one emits is a
+ * UniformConstant array, and the validation that follows (spirv_finish) holds the module to the plain rule. */
+size_t spirv_drop_printf_ext(uint32_t *w, size_t nw) {
+    static const char ext[] = "SPV_EXT_relaxed_printf_string_address_space";
+    for (size_t pos = 5; pos < nw;) {
+        unsigned wc = w[pos] >> 16, op = w[pos] & 0xffff;
+        if (!wc || pos + wc > nw) break;
+        if (op == 10 /* OpExtension */ && (wc - 1) * 4 >= sizeof ext &&
+            !memcmp(w + pos + 1, ext, sizeof ext)) {
+            memmove(w + pos, w + pos + wc, (nw - pos - wc) * 4);
+            nw -= wc;
+            continue;
+        }
+        if (op == 54 /* OpFunction: past the preamble */) break;
+        pos += wc;
+    }
+    return nw;
 }

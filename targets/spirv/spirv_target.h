@@ -17,6 +17,10 @@
 extern const target_hooks spirv_hooks;
 extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncscopes */
 
+/* Declares (once) a SPIR-V built-in function; barriers and group/sub-group built-ins get `convergent` so the
+ * optimiser never duplicates them into divergent paths (spirv_hooks.c). */
+LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
+
 /* LLVM's SPIR-V target + its cl::opts (--spirv-ext); called once from codegen's init. */
 void spirv_init_llvm(void);
 
@@ -33,8 +37,16 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
  * "p2n:trap") that the wrapper keeps in the thread context at SPIRV_CTX_TRAP; SPIR-V work-items also have a
  * `dead` word at SPIRV_CTX_DEAD (both after host_abi.h's fields, of which SPIR-V code uses none past CTX_RT). */
 #define SPIRV_TRAP_MARKER "__p2n_spirv_trap"
+/* marker code of a kernel stubbed by --defer-unsupported (targets/llvm/defer_unsupported.c): the message operand
+ * is the whole text ("kernel 'K': ... at file:line:col"); the runtime prints it and returns
+ * CUDA_ERROR_NOT_SUPPORTED (codes 0 exit, 1 trap, 2 assert: above) */
+#define SPIRV_TRAP_NOT_SUPPORTED 3
 enum { SPIRV_CTX_DEAD = 88, SPIRV_CTX_TRAP = 96, SPIRV_CTX_SIZE = 104 };
-bool spirv_module_traps(LLVMModuleRef M); /* any marker left to lower */
+/* %clock/%clock64/%globaltimer: SPIRV_CLOCK_MARKER(ctx, i32 globaltimer) -> i64, lowered with the trap markers
+ * to reads of counters in the error record (words 16..19, spirv_trap.c), so a module that reads them gets the
+ * record argument too */
+#define SPIRV_CLOCK_MARKER "__p2n_spirv_clock"
+bool spirv_module_traps(LLVMModuleRef M); /* any trap or clock marker left to lower: the kernels take the record */
 void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M);
 /* Moves the instructions after I into a new block placed after I's (successor phis updated); I's block is left
  * without a terminator for the caller to finish. */
@@ -43,10 +55,22 @@ LLVMBasicBlockRef spirv_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValu
  * (spirv_fnptr.c); runs before spirv_lower_traps (unknown ids trap). False: a call of an unexpected type. */
 bool spirv_lower_fnptrs(LLVMContextRef C, LLVMModuleRef M);
 
+/* The one gate for operations that exchange data between the lanes of a warp (shuffle, vote, ballot,
+ * activemask, match, redux, elect, ldmatrix/stmatrix, mma fragments, bar.warp.sync): they need sub-groups of
+ * 32 work-items. True when the device has them (p2n_options.device_lacks without P2N_LACKS_SUBGROUPS); false
+ * after diagnosing `what` as unsupported (deferred to launch under --defer-unsupported) — the caller then
+ * returns an undefined value (spirv_subgroups.c). */
+struct emit_ctx;
+bool spirv_needs_subgroups(struct emit_ctx *E, const char *what);
+
 /* printf (spirv_printf.c): the vprintf hook calls SPIRV_VPRINTF_MARKER(format, args) -> i32; after O2,
  * spirv_lower_printf (part of spirv_check_module) makes OpenCL printf calls of it. False: diagnosed. */
 #define SPIRV_VPRINTF_MARKER "__p2n_spirv_vprintf"
 bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
+/* Removes OpExtension "SPV_EXT_relaxed_printf_string_address_space" from a module (in place; returns the new word
+ * count). LLVM 22 adds it when its printf check reads another function's register types (spirv_printf.c); every
+ * format we emit is UniformConstant, which spirv-val then checks without the extension. */
+size_t spirv_drop_printf_ext(uint32_t *words, size_t nwords);
 
 /* After optimisation, before the SPIR-V back end: false (diagnosed) if the module holds what the back end
  * would abort on (integers wider than 64 bits). */

@@ -10,9 +10,17 @@
  *  - every code (0 = exit): the work-item sets the `dead` word of its thread context (SPIRV_CTX_DEAD) and
  *    returns; after each call of a function that may do this the caller tests the word and returns too, so
  *    the work-item ends as a whole (a PTX thread that traps or exits never resumes).
- * Record layout (i32 words): [0] code, [1] line, [2..3] message, [4..5] file, [6..7] function (generic
- * addresses of constant strings), [8..10] %ctaid, [11..13] %tid. (Not a program-scope variable: on PoCL 3.1
- * the host and the kernels do not see the same copy of one that a kernel writes.) */
+ * Record layout (i32 words, 128 bytes): [0] code, [1] line, [2..3] message, [4..5] file, [6..7] function
+ * (generic addresses of constant strings), [8..10] %ctaid, [11..13] %tid, [14..15] unused; the runtime reads and
+ * clears words 0..15 after each launch. [16..17] the launch's start time in ns (u64, written by the runtime
+ * before each launch), [18..19] the clock counter (u64, kept across launches). (Not a program-scope variable:
+ * on PoCL 3.1 the host and the kernels do not see the same copy of one that a kernel writes.)
+ *
+ * Clocks (no Kernel-model clock instruction: spirv_hooks.c): every read of %clock/%clock64 is one atomic
+ * increment of the device-wide counter and returns the new count, %globaltimer returns start time + that
+ * count. So successive reads in a work-item strictly increase (CUDA's guarantee), the 32-bit clock changes
+ * on every read, and %globaltimer never goes backwards within a launch — but these are event counts, not
+ * cycles or time. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,14 +121,44 @@ static void lower_marker(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I) {
 
 bool spirv_module_traps(LLVMModuleRef M) {
     LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_TRAP_MARKER);
-    return marker && LLVMGetFirstUse(marker);
+    LLVMValueRef clock = LLVMGetNamedFunction(M, SPIRV_CLOCK_MARKER);
+    return (marker && LLVMGetFirstUse(marker)) || (clock && LLVMGetFirstUse(clock));
+}
+
+/* SPIRV_CLOCK_MARKER(ctx, globaltimer) -> i64: counter += 1 (device-wide atomic; spirv_atomics.c gives it
+ * Device scope and CrossWorkgroup semantics), returns the new count (+ the launch's start time) */
+static void lower_clocks(LLVMContextRef C, LLVMModuleRef M, LLVMBuilderRef B) {
+    LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_CLOCK_MARKER);
+    if (!marker) return;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(C), i8 = LLVMInt8TypeInContext(C);
+    while (LLVMGetFirstUse(marker)) {
+        LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(marker));
+        LLVMPositionBuilderBefore(B, I);
+        LLVMValueRef rec = LLVMBuildLoad2(B, LLVMPointerTypeInContext(C, 1),
+                                          ctx_gep(B, C, LLVMGetOperand(I, 0), SPIRV_CTX_TRAP), "");
+        LLVMValueRef o = LLVMConstInt(i64, SPIRV_REC_CLOCK_OFF, 0);
+        LLVMValueRef old = LLVMBuildAtomicRMW(B, LLVMAtomicRMWBinOpAdd, LLVMBuildGEP2(B, i8, rec, &o, 1, ""),
+                                              LLVMConstInt(i64, 1, 0), LLVMAtomicOrderingMonotonic, 0);
+        LLVMValueRef v = LLVMBuildAdd(B, old, LLVMConstInt(i64, 1, 0), "");
+        LLVMValueRef kind = LLVMGetOperand(I, 1);
+        if (!LLVMIsAConstantInt(kind) || LLVMConstIntGetZExtValue(kind)) {
+            o = LLVMConstInt(i64, SPIRV_REC_TIME_OFF, 0);
+            LLVMValueRef base = LLVMBuildLoad2(B, i64, LLVMBuildGEP2(B, i8, rec, &o, 1, ""), "");
+            LLVMSetAlignment(base, 8);
+            v = LLVMBuildAdd(B, base, v, "");
+        }
+        LLVMReplaceAllUsesWith(I, v);
+        LLVMInstructionEraseFromParent(I);
+    }
+    LLVMDeleteFunction(marker);
 }
 
 void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M) {
-    LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_TRAP_MARKER);
-    if (!marker) return;
-    LLVMTypeRef i32 = LLVMInt32TypeInContext(C);
     LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+    lower_clocks(C, M, B);
+    LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_TRAP_MARKER);
+    if (!marker) { LLVMDisposeBuilder(B); return; }
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(C);
 
     /* functions that may end the work-item: the markers' callers, then their callers (to a fixpoint) */
     unsigned nf = 0, cap = 16;

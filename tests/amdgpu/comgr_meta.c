@@ -100,6 +100,51 @@ static long explicit_end(amd_comgr_metadata_node_t kern) {
     return end;
 }
 
+/* Static shared bytes kernel `kname` can name, from the PTX text itself (an independent reading of the layout
+ * of emit_module.c for AMDGPU): the non-extern .shared variables outside any .entry (module scope, .func
+ * bodies) in file order, then those declared inside this .entry, each at its .align (default: element size),
+ * the sum rounded up to `align`. Good for the nvcc-style declarations of the test inputs. */
+static uint64_t up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+static uint64_t kernel_window(const char *src, const char *kname, uint64_t align) {
+    uint64_t cur = 0;
+    for (int pass = 0; pass < 2; pass++) { /* 0: outside any .entry, 1: inside .entry kname, after those */
+        int depth = 0;
+        bool in_entry = false, is_k = false;
+        for (const char *p = src; *p; p++) {
+            if (*p == '/' && p[1] == '/') { while (*p && *p != '\n') p++; if (!*p) break; continue; }
+            if (*p == '{') { depth++; continue; }
+            if (*p == '}') { if (--depth == 0) in_entry = false; continue; }
+            if (depth == 0 && !strncmp(p, ".entry", 6) && (p[6] == ' ' || p[6] == '\t')) {
+                const char *n = p + 6;
+                while (*n == ' ' || *n == '\t') n++;
+                size_t l = strcspn(n, " \t\n(");
+                in_entry = true;
+                is_k = l == strlen(kname) && !strncmp(n, kname, l);
+                continue;
+            }
+            if (strncmp(p, ".shared", 7) || (p[7] != ' ' && p[7] != '\t')) continue;
+            const char *ls = p;
+            while (ls > src && ls[-1] != '\n' && ls[-1] != ';' && ls[-1] != '{') ls--;
+            const char *le = strchr(p, ';');
+            if (!le) break;
+            char decl[512];
+            snprintf(decl, sizeof decl, "%.*s", (int)(le - ls), ls);
+            p = le;
+            if (strstr(decl, ".extern") || strstr(decl, "ld.") || strstr(decl, "st.")) continue;
+            if (pass == 0 ? in_entry : !(in_entry && is_k)) continue;
+            uint64_t el = strstr(decl, "8 ") || strstr(decl, "8\t") ? 1 : strstr(decl, "16 ") ? 2 : strstr(decl, "32 ") ? 4 : 8;
+            const char *a = strstr(decl, ".align");
+            uint64_t al = a ? strtoull(a + 6, NULL, 10) : el, n = 1;
+            for (const char *b = strchr(decl, '['); b; b = strchr(b + 1, '[')) n *= strtoull(b + 1, NULL, 10);
+            cur = up(cur, al) + el * n;
+        }
+    }
+    return up(cur, align);
+}
+
+static const char *cur_src; /* the PTX text of the file being checked */
+
 static void check_kernel(const char *file, const char *arch, const p2n_kernel_desc *k, amd_comgr_metadata_node_t kern) {
     char sym[512];
     md_str(kern, ".symbol", sym, sizeof sym);
@@ -114,10 +159,13 @@ static void check_kernel(const char *file, const char *arch, const p2n_kernel_de
         FAIL("%s %s: .kernarg_segment_size %ld < PTX parameter buffer %u", file, k->name, ka, k->param_buffer_size);
     long g = md_num(kern, ".group_segment_fixed_size");
     uint32_t align = k->dynamic_smem_align > 16 ? k->dynamic_smem_align : 16;
-    long priv = (128 + align - 1) / align * align; /* AMDGPU_PRIV_WORDS * 4, rounded (amdgpu_lower.c) */
-    if (g != 0 && g != (long)k->static_smem_bytes && g != (long)k->static_smem_bytes + priv)
-        FAIL("%s %s: .group_segment_fixed_size %ld, static shared is %u (+%ld AMD-private)", file, k->name, g,
-             k->static_smem_bytes, priv);
+    long priv = 128; /* AMDGPU_PRIV_WORDS * 4 (amdgpu_lower.c): their own LDS variable when used */
+    /* per-kernel LDS: only this kernel's window (and only if it touches shared memory), never the module's */
+    long win = (long)kernel_window(cur_src, k->name, align);
+    if (win > (long)k->static_smem_bytes) FAIL("%s %s: own window %ld > module window %u", file, k->name, win, k->static_smem_bytes);
+    if (g != 0 && g != priv && g != win && g != win + priv)
+        FAIL("%s %s: .group_segment_fixed_size %ld, expected 0, %ld, the kernel's static shared %ld or %ld", file,
+             k->name, g, priv, win, win + priv);
     const uint32_t *d = k->reqntid[0] ? k->reqntid : k->maxntid[0] ? k->maxntid : NULL;
     long mf = d ? (long)d[0] * (d[1] ? d[1] : 1) * (d[2] ? d[2] : 1) : 1024;
     if (md_num(kern, ".max_flat_workgroup_size") != mf)
@@ -130,11 +178,11 @@ static void check_kernel(const char *file, const char *arch, const p2n_kernel_de
 static void check_file(const char *arch, const char *file) {
     size_t n;
     char *src = read_file(file, &n);
+    cur_src = src;
     if (!src) { FAIL("%s: cannot read", file); return; }
     p2n_result host, amd;
     if (!compile(src, n, file, "host", &host)) { free(src); return; }
     if (!compile(src, n, file, arch, &amd)) { p2n_result_free(&host); free(src); return; }
-    free(src);
     /* the expected kernel table: the host code object's descriptor */
     char tmp[] = "/tmp/p2n-comgr-XXXXXX";
     int fd = mkstemp(tmp);
@@ -189,6 +237,7 @@ static void check_file(const char *arch, const char *file) {
     dlclose(h);
     p2n_result_free(&host);
     p2n_result_free(&amd);
+    free(src);
 }
 
 int main(int argc, char **argv) {

@@ -1,0 +1,52 @@
+/* spirv_record.c — reporting what a SPIR-V kernel left in its error record (spirv_record.h), the same way the
+ * CPU runtime reports a trap or an assert (driver-stub/cpu/cpu_exec.c rt_trap / rt_assertfail). */
+#include <stdio.h>
+#include <time.h>
+
+#include "backend.h"
+#include "spirv_record.h"
+
+uint64_t p2n_rec_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* a NUL-terminated device string of at most n-1 bytes, read byte by byte (it may end right before the end of
+ * its allocation) */
+static void dev_string(p2n_rec_read_fn read, uint64_t addr, char *buf, size_t n) {
+    size_t i = 0;
+    for (; addr && i + 1 < n; i++)
+        if (read(buf + i, addr + i, 1) != CUDA_SUCCESS || !buf[i]) break;
+    buf[i] = 0;
+    if (!i) snprintf(buf, n, "?");
+}
+
+/* words [2k, 2k+1] of the record as a 64-bit address */
+static uint64_t addr_at(const uint32_t *r, unsigned w) { return r[w] | (uint64_t)r[w + 1] << 32; }
+
+CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn read, char **err) {
+    if (!r[0]) return CUDA_SUCCESS;
+    if (r[0] == 3) { /* a kernel stubbed by --defer-unsupported: [2..3] "kernel 'K': <reason> at file:line:col" */
+        char why[1024];
+        dev_string(read, addr_at(r, 2), why, sizeof why);
+        fprintf(stderr, "ptx2native: %s\n", why);
+        fflush(stderr);
+        if (err) *err = p2n_bk_msg("%s", why);
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (r[0] != 2) {
+        if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", kernel);
+        return CUDA_ERROR_LAUNCH_FAILED;
+    }
+    /* assert: [1] line, [2..7] message/file/function addresses, [8..10] %ctaid, [11..13] %tid */
+    char text[3][256];
+    for (unsigned s = 0; s < 3; s++) dev_string(read, addr_at(r, 2 + 2 * s), text[s], sizeof text[s]);
+    char line[1200];
+    snprintf(line, sizeof line, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", text[1],
+             r[1], text[2], r[8], r[9], r[10], r[11], r[12], r[13], text[0]);
+    fprintf(stderr, "%s\n", line);
+    fflush(stderr);
+    if (err) *err = p2n_bk_msg("kernel '%s': %s", kernel, line);
+    return CUDA_ERROR_ASSERT;
+}

@@ -1,0 +1,207 @@
+/* spirv_barrier.c — the PTX barriers OpControlBarrier cannot express on SPIR-V: bar.arrive, bar.sync/bar.red with
+ * a thread count, and bar.sync on a barrier that some bar.arrive also targets. Same algorithm as the AMDGPU
+ * target (targets/amdgpu/amdgpu_sync.c, docs/amdgpu.md): a counting barrier in a Workgroup word with
+ * workgroup-scope atomics and a spin-wait, which needs forward progress between sub-groups (Intel GPUs give it;
+ * PoCL's CPU device, P2N_LACKS_FORWARD_PROGRESS, does not: diagnosed there). */
+#include <stdio.h>
+
+#include "../../driver-stub/cpu/host_abi.h"
+#include "spirv_collectives.h"
+#include "spirv_target.h"
+
+#define BLD E->B
+
+static LLVMValueRef cttz32(emit_ctx *E, LLVMValueRef v) {
+    LLVMValueRef a[2] = {v, ci(E->i1, 0)};
+    return intrin(E, "llvm.cttz", &E->i32, 1, a, 2);
+}
+
+static bool is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
+
+static unsigned wg_scope(emit_ctx *E) { return LLVMGetSyncScopeID(E->C, "workgroup", 9); }
+
+static void wg_fence(emit_ctx *E, LLVMAtomicOrdering o) { LLVMBuildFenceSyncScope(BLD, o, wg_scope(E), ""); }
+
+/* word `base + (id & 15)` of the module's Workgroup sync words (zeroed by spirv_sync_init in each kernel) */
+static LLVMValueRef sync_word(emit_ctx *E, unsigned base, LLVMValueRef id) {
+    LLVMValueRef g = LLVMGetNamedGlobal(E->M, SPIRV_SYNC_WORDS);
+    LLVMTypeRef ty = LLVMArrayType2(E->i32, SPIRV_SYNC_NWORDS);
+    if (!g) {
+        g = LLVMAddGlobalInAddressSpace(E->M, ty, SPIRV_SYNC_WORDS, E->t->as_shared);
+        LLVMSetInitializer(g, LLVMGetUndef(ty));
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+        LLVMSetAlignment(g, 16);
+    }
+    LLVMValueRef idx[2] = {c32(E, 0), LLVMBuildAdd(BLD, LLVMBuildAnd(BLD, id, c32(E, 15), ""), c32(E, base), "")};
+    return LLVMBuildGEP2(BLD, ty, g, idx, 2, "");
+}
+
+/* Bit k: some bar.arrive/barrier.arrive of function f targets barrier k; bit 16: one with a register id (any
+ * barrier). */
+static uint32_t arrives_in(const ir_func *f) {
+    uint32_t ids = 0;
+    for (uint32_t b = 0; b < f->nblocks; b++) {
+        const ir_block *bl = &f->blocks[b];
+        for (uint32_t i = 0; i < bl->n; i++) {
+            const ir_ins *ins = &bl->ins[i];
+            if ((ins->op != IR_OP_BAR && ins->op != IR_OP_BARRIER) || !ir_ins_has(ins, IR_M_ARRIVE)) continue;
+            if (ins->nops == 0) ids |= 1u;
+            else if (ins->ops[0].kind == IR_OPND_IMM) ids |= 1u << (ins->ops[0].val & 15);
+            else ids |= 1u << 16;
+        }
+    }
+    return ids;
+}
+
+/* The barriers a bar.arrive may target in the same launch as a barrier of the current function: the arrivals of
+ * this function and of every .func of the module (a .func may be called from any kernel; another kernel's own
+ * arrivals happen in other launches). Cached per function as named metadata. */
+static uint32_t arrive_ids(emit_ctx *E) {
+    char key[48];
+    snprintf(key, sizeof key, "p2n.spirv.arrive.%u", E->fidx);
+    if (LLVMGetNamedMetadataNumOperands(E->M, key)) {
+        LLVMValueRef op, v = NULL;
+        LLVMGetNamedMetadataOperands(E->M, key, &op);
+        LLVMGetMDNodeOperands(op, &v);
+        return (uint32_t)LLVMConstIntGetZExtValue(v);
+    }
+    uint32_t ids = arrives_in(E->f);
+    for (uint32_t f = 0; f < E->m->nfuncs; f++)
+        if (!E->m->funcs[f].is_entry) ids |= arrives_in(&E->m->funcs[f]);
+    LLVMMetadataRef v = LLVMValueAsMetadata(c32(E, ids));
+    LLVMAddNamedMetadataOperand(E->M, key, LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, &v, 1)));
+    return ids;
+}
+
+/* Can OpControlBarrier (all work-items of the group) implement this one? */
+static bool plain_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool arrive) {
+    if (arrive || !is_const(cnt, 0)) return false;
+    uint32_t ids = arrive_ids(E);
+    if (!ids) return true;
+    return LLVMIsAConstantInt(id) && !(ids & (1u << 16)) && !(ids & (1u << (LLVMConstIntGetZExtValue(id) & 15)));
+}
+
+static bool lacks_progress(emit_ctx *E, const char *what) {
+    if (!(E->device_lacks & P2N_LACKS_FORWARD_PROGRESS)) return false;
+    char why[200];
+    snprintf(why, sizeof why, "%s (needs forward progress between work-items, which the device does not give)", what);
+    emit_unsupported(E, why);
+    return true;
+}
+
+/* Word = generation << 16 | arrived threads. As on NVIDIA a warp arrives as 32 threads: its lowest active lane
+ * adds 32; the arrival that reaches the expected count resets the count and bumps the generation in one atomic
+ * add; waiters poll the generation. cnt 0 = all threads of the CTA rounded up to whole warps. Exited warps never
+ * arrive. */
+static void count_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool wait) {
+    LLVMValueRef nt = LLVMBuildMul(BLD, ctx_field(E, CTX_NTID, E->i32), ctx_field(E, CTX_NTID + 4, E->i32), "");
+    nt = LLVMBuildMul(BLD, nt, ctx_field(E, CTX_NTID + 8, E->i32), "");
+    nt = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, nt, c32(E, 31), ""), c32(E, ~31u), "");
+    LLVMValueRef expected = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, cnt, c32(E, 0), ""), nt, cnt);
+    LLVMValueRef w = sync_word(E, SPIRV_SYNC_BAR, id);
+    wg_fence(E, LLVMAtomicOrderingRelease);
+    LLVMValueRef leader_lane = cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
+    LLVMValueRef leader = LLVMBuildICmp(BLD, LLVMIntEQ, ctx_field(E, CTX_LANEID, E->i32), leader_lane, "");
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), arr = new_bb(E, "bar.arrive"), rst = new_bb(E, "bar.reset"),
+                      arrived = new_bb(E, "bar.arrived"), join = new_bb(E, "bar.join");
+    LLVMBuildCondBr(BLD, leader, arr, join);
+    LLVMPositionBuilderAtEnd(BLD, arr);
+    LLVMValueRef old = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, c32(E, 32),
+                                                   LLVMAtomicOrderingAcquireRelease, wg_scope(E));
+    LLVMValueRef g = LLVMBuildLShr(BLD, old, c32(E, 16), "");
+    LLVMValueRef now = LLVMBuildAdd(BLD, LLVMBuildAnd(BLD, old, c32(E, 0xffff), ""), c32(E, 32), "");
+    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, now, expected, ""), rst, arrived);
+    LLVMPositionBuilderAtEnd(BLD, rst);
+    LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, LLVMBuildSub(BLD, c32(E, 0x10000), expected, ""),
+                                LLVMAtomicOrderingAcquireRelease, wg_scope(E));
+    LLVMBuildBr(BLD, arrived);
+    LLVMPositionBuilderAtEnd(BLD, arrived);
+    LLVMBuildBr(BLD, join);
+    LLVMPositionBuilderAtEnd(BLD, join);
+    if (!wait) return;
+    LLVMValueRef gen = LLVMBuildPhi(BLD, E->i32, "");
+    LLVMAddIncoming(gen, (LLVMValueRef[]){c32(E, 0), g}, (LLVMBasicBlockRef[]){pre, arrived}, 2);
+    gen = spirv_sg_shuffle(E, gen, leader_lane); /* the generation this warp arrived in, from its leader */
+    LLVMBasicBlockRef poll = new_bb(E, "bar.poll"), out = new_bb(E, "bar.done");
+    LLVMBuildBr(BLD, poll);
+    LLVMPositionBuilderAtEnd(BLD, poll);
+    LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i32, w, "");
+    LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
+    LLVMSetAtomicSyncScopeID(cur, wg_scope(E));
+    LLVMSetAlignment(cur, 4);
+    LLVMValueRef moved = LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildLShr(BLD, cur, c32(E, 16), ""), gen, "");
+    LLVMBuildCondBr(BLD, moved, out, poll);
+    LLVMPositionBuilderAtEnd(BLD, out);
+    wg_fence(E, LLVMAtomicOrderingAcquire);
+}
+
+bool spirv_barrier(emit_ctx *E, LLVMValueRef *a) {
+    bool arrive = !is_const(a[3], 0);
+    if (plain_barrier(E, a[1], a[2], arrive)) return false;
+    const char *what = arrive ? "bar.arrive: a counting barrier"
+                              : "barrier with a thread count or a bar.arrive partner: a counting barrier";
+    if (!lacks_progress(E, what) && spirv_needs_subgroups(E, what)) count_barrier(E, a[1], a[2], !arrive);
+    return true;
+}
+
+/* RT_YIELD: nothing to do on a GPU; but mbarrier.try_wait's "not yet" path (emit_sync.c) means the caller spins
+ * until other work-items arrive, which never happens on a device without forward progress: diagnosed there. */
+void spirv_yield(emit_ctx *E) {
+    if (E->ins && E->ins->op == IR_OP_MBARRIER_TRY_WAIT) lacks_progress(E, "mbarrier.try_wait spin-wait");
+}
+
+/* if (lane is the sub-group's first active lane) *w op= v */
+static void leader_rmw(emit_ctx *E, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRMWBinOp op) {
+    LLVMValueRef first = cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
+    LLVMBasicBlockRef yes = new_bb(E, "red.leader"), join = new_bb(E, "red.join");
+    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, ctx_field(E, CTX_LANEID, E->i32), first, ""), yes, join);
+    LLVMPositionBuilderAtEnd(BLD, yes);
+    LLVMBuildAtomicRMWSyncScope(BLD, op, w, v, LLVMAtomicOrderingMonotonic, wg_scope(E));
+    LLVMBuildBr(BLD, join);
+    LLVMPositionBuilderAtEnd(BLD, join);
+}
+
+/* a: ctx id count op pred (count != 0). Each warp adds the number of its lanes with the (for .and: negated)
+ * predicate to a Workgroup counter; after the barrier everyone reads the total; after a second barrier (nobody
+ * reads any more) each warp takes its part back out, so the counter is 0 again for the next bar.red. */
+LLVMValueRef spirv_barrier_red_count(emit_ctx *E, LLVMValueRef *a) {
+    const char *what = "barrier reduction with a thread count: a counting barrier";
+    if (lacks_progress(E, what) || !spirv_needs_subgroups(E, what)) return LLVMGetUndef(E->i32);
+    unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
+    LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
+    LLVMValueRef part = intrin(E, "llvm.ctpop", &E->i32, 1, (LLVMValueRef[]){spirv_sg_ballot(E, p)}, 1);
+    LLVMValueRef w = sync_word(E, SPIRV_SYNC_RED, a[1]);
+    leader_rmw(E, w, part, LLVMAtomicRMWBinOpAdd);
+    count_barrier(E, a[1], a[2], true);
+    LLVMValueRef tot = LLVMBuildLoad2(BLD, E->i32, w, "");
+    LLVMSetOrdering(tot, LLVMAtomicOrderingMonotonic);
+    LLVMSetAtomicSyncScopeID(tot, wg_scope(E));
+    LLVMSetAlignment(tot, 4);
+    count_barrier(E, a[1], a[2], true);
+    leader_rmw(E, w, part, LLVMAtomicRMWBinOpSub);
+    if (op == P2N_RED_POPC) return tot;
+    return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
+}
+
+/* In the kernel wrapper (spirv_lower.c), in uniform control flow before the body: Workgroup variables start
+ * undefined, so work-items 0..31 zero the words, then a work-group barrier. */
+void spirv_sync_init(LLVMContextRef C, LLVMModuleRef M, LLVMBuilderRef B, LLVMValueRef lin) {
+    LLVMValueRef g = LLVMGetNamedGlobal(M, SPIRV_SYNC_WORDS);
+    if (!g) return;
+    LLVMTypeRef i32 = LLVMInt32TypeInContext(C), ty = LLVMArrayType2(i32, SPIRV_SYNC_NWORDS);
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInsertBlock(B));
+    LLVMBasicBlockRef zero = LLVMAppendBasicBlockInContext(C, fn, "sync.zero"),
+                      join = LLVMAppendBasicBlockInContext(C, fn, "sync.join");
+    LLVMBuildCondBr(B, LLVMBuildICmp(B, LLVMIntULT, lin, LLVMConstInt(i32, SPIRV_SYNC_NWORDS, 0), ""), zero, join);
+    LLVMPositionBuilderAtEnd(B, zero);
+    LLVMValueRef idx[2] = {LLVMConstInt(i32, 0, 0), lin};
+    LLVMSetAlignment(LLVMBuildStore(B, LLVMConstInt(i32, 0, 0), LLVMBuildGEP2(B, ty, g, idx, 2, "")), 4);
+    LLVMBuildBr(B, join);
+    LLVMPositionBuilderAtEnd(B, join);
+    LLVMTypeRef at[3] = {i32, i32, i32};
+    LLVMTypeRef ft = LLVMFunctionType(LLVMVoidTypeInContext(C), at, 3, 0);
+    LLVMValueRef f = spirv_builtin(M, "_Z22__spirv_ControlBarrieriii", ft); /* convergent */
+    /* Workgroup execution and memory scope, AcquireRelease | WorkgroupMemory */
+    LLVMValueRef args[3] = {LLVMConstInt(i32, 2, 0), LLVMConstInt(i32, 2, 0), LLVMConstInt(i32, 0x108, 0)};
+    LLVMBuildCall2(B, ft, f, args, 3, "");
+}

@@ -1,0 +1,159 @@
+/* spirv_mma.c — mma.sync (m16n8k16 f16->f32, m16n8k32 s8->s32) and wmma m16n16k16 (load, store, mma) for SPIR-V,
+ * bit-exact with the CPU runtime (driver-stub/cpu/cpu_matrix.c), which defines the fragment layouts (PTX ISA's
+ * for mma.sync, our own for wmma: lane l holds elements 8l..8l+7 of the row-major 16x16 matrix, host_abi.h).
+ * Each lane fetches the fragment words of the lanes holding its rows of A and columns of B by sub-group shuffles
+ * and computes its own outputs. f16 dot products: the products are exact, summed in double in k order and rounded
+ * once to f32, as the CPU runtime does (so a module with f16 mma needs Float64); with an infinite or NaN term the
+ * f32 sum in k order, NaN made canonical. */
+#include "../../driver-stub/cpu/host_abi.h"
+#include "spirv_collectives.h"
+#include "spirv_target.h"
+
+#define BLD E->B
+
+static LLVMValueRef io_at(emit_ctx *E, LLVMValueRef io, unsigned k) { return gep8(E, io, c64(E, 4ull * k)); }
+
+static LLVMValueRef word(emit_ctx *E, LLVMValueRef io, unsigned k) {
+    return LLVMBuildLoad2(BLD, E->i32, io_at(E, io, k), "");
+}
+
+static LLVMValueRef half_f(emit_ctx *E, LLVMValueRef w, unsigned h) {
+    return half_to_float(E, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, w, c32(E, 16 * h), ""), E->i16, ""), false);
+}
+
+static LLVMValueRef byte_s(emit_ctx *E, LLVMValueRef w, unsigned b) {
+    return LLVMBuildSExt(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, w, c32(E, 8 * b), ""), E->i8, ""), E->i32, "");
+}
+
+static LLVMValueRef not_finite(emit_ctx *E, LLVMValueRef x, LLVMTypeRef t) {
+    LLVMValueRef ax = intrin(E, "llvm.fabs", &t, 1, &x, 1);
+    return LLVMBuildFCmp(BLD, LLVMRealUGE, ax, LLVMConstReal(t, __builtin_inf()), "");
+}
+
+/* cpu_matrix.c dot_f16: c + sum a[k]*b[k] (f32 values of f16 inputs) -> f32 bits */
+static LLVMValueRef dot_f16(emit_ctx *E, LLVMValueRef *a, LLVMValueRef *b, unsigned K, LLVMValueRef cbits) {
+    LLVMValueRef c = LLVMBuildBitCast(BLD, cbits, E->f32, "");
+    LLVMValueRef s = LLVMBuildFPExt(BLD, c, E->f64, ""), r = c, special = not_finite(E, c, E->f32);
+    for (unsigned k = 0; k < K; k++) {
+        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a[k], E->f64, ""), LLVMBuildFPExt(BLD, b[k], E->f64, ""), "");
+        special = LLVMBuildOr(BLD, special, not_finite(E, p, E->f64), "");
+        s = LLVMBuildFAdd(BLD, s, p, "");
+        r = LLVMBuildFAdd(BLD, r, LLVMBuildFMul(BLD, a[k], b[k], ""), "");
+    }
+    LLVMValueRef rb = LLVMBuildBitCast(BLD, r, E->i32, "");
+    rb = sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, r, r, ""), c32(E, 0x7fffffffu), rb);
+    return sel(E, special, rb, LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, s, E->f32, ""), E->i32, ""));
+}
+
+/* io: A words 0-3, B 4-5, C 6-9, D 10-13. Lane l = 4g + t. A (row r, col k) sits in lane 4(r%8) + t' and
+ * B (row k, col n) in lane 4n + t', with t' = (k%8)/2 (f16) or (k%16)/4 (s8); lane l needs rows g, g+8 of A and
+ * columns 2t, 2t+1 of B: 16 + 16 shuffles. */
+static void mma_m16n8(emit_ctx *E, unsigned kind, LLVMValueRef io) {
+    bool f16 = kind == P2N_MX_MMA_F16_F32_M16N8K16;
+    LLVMValueRef l = ctx_field(E, CTX_LANEID, E->i32);
+    LLVMValueRef g = LLVMBuildLShr(BLD, l, c32(E, 2), ""), t = LLVMBuildAnd(BLD, l, c32(E, 3), "");
+    LLVMValueRef in[6], Aw[4][4], Bw[2][4][2];
+    for (unsigned w = 0; w < 6; w++) in[w] = word(E, io, w);
+    for (unsigned tp = 0; tp < 4; tp++) {
+        LLVMValueRef src = LLVMBuildAdd(BLD, LLVMBuildShl(BLD, g, c32(E, 2), ""), c32(E, tp), "");
+        for (unsigned w = 0; w < 4; w++) Aw[tp][w] = spirv_sg_shuffle(E, in[w], src);
+        for (unsigned j = 0; j < 2; j++) {
+            LLVMValueRef n = LLVMBuildAdd(BLD, LLVMBuildShl(BLD, t, c32(E, 1), ""), c32(E, j), "");
+            LLVMValueRef bsrc = LLVMBuildAdd(BLD, LLVMBuildShl(BLD, n, c32(E, 2), ""), c32(E, tp), "");
+            for (unsigned w = 0; w < 2; w++) Bw[j][tp][w] = spirv_sg_shuffle(E, in[4 + w], bsrc);
+        }
+    }
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned rsel = i >> 1, j = i & 1;
+        LLVMValueRef d;
+        if (f16) {
+            LLVMValueRef a[16], b[16];
+            for (unsigned k = 0; k < 16; k++) {
+                unsigned tp = (k & 7) >> 1, hi = k >= 8;
+                a[k] = half_f(E, Aw[tp][rsel + 2 * hi], k & 1);
+                b[k] = half_f(E, Bw[j][tp][hi], k & 1);
+            }
+            d = dot_f16(E, a, b, 16, word(E, io, 6 + i));
+        } else {
+            d = word(E, io, 6 + i);
+            for (unsigned k = 0; k < 32; k++) {
+                unsigned tp = (k & 15) >> 2, hi = k >= 16;
+                LLVMValueRef p = LLVMBuildMul(BLD, byte_s(E, Aw[tp][rsel + 2 * hi], k & 3), byte_s(E, Bw[j][tp][hi], k & 3), "");
+                d = LLVMBuildAdd(BLD, d, p, "");
+            }
+        }
+        LLVMBuildStore(BLD, d, io_at(E, io, 10 + i));
+    }
+}
+
+/* io: A words 0-3 (8 halves), B 8-11, C 16-23, D 24-31. Lane l computes elements 8l..8l+7: row l/2, columns
+ * 8(l%2)..+7. Row r of A is in lanes 2r, 2r+1; B (k, c) in lane 2k + c/8, half c%8. */
+static void wmma_mma(emit_ctx *E, LLVMValueRef io) {
+    LLVMValueRef l = ctx_field(E, CTX_LANEID, E->i32), odd = LLVMBuildAnd(BLD, l, c32(E, 1), "");
+    LLVMValueRef ina[4], inb[4], Aw[2][4], Bk[16][4];
+    for (unsigned w = 0; w < 4; w++) {
+        ina[w] = word(E, io, w);
+        inb[w] = word(E, io, 8 + w);
+    }
+    for (unsigned s = 0; s < 2; s++) {
+        LLVMValueRef src = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, l, c32(E, ~1u), ""), c32(E, s), "");
+        for (unsigned w = 0; w < 4; w++) Aw[s][w] = spirv_sg_shuffle(E, ina[w], src);
+    }
+    for (unsigned k = 0; k < 16; k++) {
+        LLVMValueRef src = LLVMBuildOr(BLD, c32(E, 2 * k), odd, "");
+        for (unsigned w = 0; w < 4; w++) Bk[k][w] = spirv_sg_shuffle(E, inb[w], src);
+    }
+    LLVMValueRef a[16];
+    for (unsigned k = 0; k < 16; k++) a[k] = half_f(E, Aw[k >> 3][(k & 7) >> 1], k & 1);
+    for (unsigned j = 0; j < 8; j++) {
+        LLVMValueRef b[16];
+        for (unsigned k = 0; k < 16; k++) b[k] = half_f(E, Bk[k][j >> 1], j & 1);
+        LLVMBuildStore(BLD, dot_f16(E, a, b, 16, word(E, io, 16 + j)), io_at(E, io, 24 + j));
+    }
+}
+
+/* cpu_matrix.c p2n_matrix_lane: io = base (words 0-1), leading dimension (word 2), fragment words 3-10; element
+ * (r, c) of lane l's j-th value: e = 8l + j, r = e/16, c = e%16, at r*ld + c (row major) or c*ld + r (.col) */
+static void wmma_ldst(emit_ctx *E, unsigned op, LLVMValueRef io) {
+    bool store = (op & 0xffu) == P2N_MX_WMMA_STORE, col = op & P2N_MX_COLMAJOR, c_frag = (op & 0x30000u) == P2N_MX_FRAG_C;
+    LLVMValueRef base = LLVMBuildLoad2(BLD, E->i64, io, "");
+    LLVMSetAlignment(base, 8);
+    LLVMValueRef ld = LLVMBuildZExt(BLD, word(E, io, 2), E->i64, "");
+    LLVMValueRef l = ctx_field(E, CTX_LANEID, E->i32);
+    LLVMValueRef r = LLVMBuildZExt(BLD, LLVMBuildLShr(BLD, l, c32(E, 1), ""), E->i64, "");
+    LLVMValueRef c0 = LLVMBuildZExt(BLD, LLVMBuildShl(BLD, LLVMBuildAnd(BLD, l, c32(E, 1), ""), c32(E, 3), ""), E->i64, "");
+    LLVMValueRef packed[4] = {NULL, NULL, NULL, NULL};
+    for (unsigned j = 0; j < 8; j++) {
+        LLVMValueRef c = LLVMBuildAdd(BLD, c0, c64(E, j), "");
+        LLVMValueRef idx = col ? LLVMBuildAdd(BLD, LLVMBuildMul(BLD, c, ld, ""), r, "")
+                               : LLVMBuildAdd(BLD, LLVMBuildMul(BLD, r, ld, ""), c, "");
+        LLVMValueRef addr = LLVMBuildAdd(BLD, base, LLVMBuildShl(BLD, idx, c64(E, c_frag ? 2 : 1), ""), "");
+        LLVMValueRef p = LLVMBuildIntToPtr(BLD, addr, E->ptr, "");
+        if (c_frag && store) {
+            LLVMSetAlignment(LLVMBuildStore(BLD, word(E, io, 3 + j), p), 4);
+        } else if (c_frag) {
+            LLVMValueRef v = LLVMBuildLoad2(BLD, E->i32, p, "");
+            LLVMSetAlignment(v, 4);
+            LLVMBuildStore(BLD, v, io_at(E, io, 3 + j));
+        } else {
+            LLVMValueRef v = LLVMBuildLoad2(BLD, E->i16, p, "");
+            LLVMSetAlignment(v, 2);
+            v = LLVMBuildShl(BLD, LLVMBuildZExt(BLD, v, E->i32, ""), c32(E, 16 * (j & 1)), "");
+            packed[j >> 1] = packed[j >> 1] ? LLVMBuildOr(BLD, packed[j >> 1], v, "") : v;
+        }
+    }
+    if (!c_frag)
+        for (unsigned w = 0; w < 8; w++) LLVMBuildStore(BLD, w < 4 ? packed[w] : c32(E, 0), io_at(E, io, 3 + w));
+}
+
+/* a: ctx op io (emit_matrix.c) for the mma/wmma kinds */
+bool spirv_mma(emit_ctx *E, unsigned op, LLVMValueRef io) {
+    switch (op & 0xffu) {
+    case P2N_MX_MMA_F16_F32_M16N8K16:
+    case P2N_MX_MMA_S8_S32_M16N8K32: mma_m16n8(E, op & 0xffu, io); return true;
+    case P2N_MX_WMMA_F16_F32_M16N16K16: wmma_mma(E, io); return true;
+    case P2N_MX_WMMA_LOAD:
+    case P2N_MX_WMMA_STORE: wmma_ldst(E, op, io); return true;
+    default: return false;
+    }
+}

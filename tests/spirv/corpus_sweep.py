@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Compile every PTX module of tests/conformance/ptx/, tests/corpus/ptx/ and examples/ for spirv64 (SPIR-V 1.4)
+and spirv64-1.2, and validate each output with spirv-val (--target-env spv1.4 / opencl2.2).
+
+Every module must compile to a valid module, or be listed in tests/spirv/UNSUPPORTED.txt with each construct it
+is diagnosed 'unsupported' for (or the validator's complaint), and a reason. Fails on: a crash, an internal
+error, an LLVM abort, any other error, an invalid module or an unsupported construct that is not listed, and on
+stale entries (a listed module/construct that no longer fails that way). A crash is never listable.
+
+  corpus_sweep.py PTX2NATIVE SPIRV-VAL SRCDIR LIST [--write]    (JOBS=N parallel compiles, default 2)
+
+--write rewrites LIST from this run, keeping the reasons of entries that still apply; new entries get the
+reason of the first matching pattern in REASONS below, else none (and the check then fails until one is
+written by hand)."""
+import collections, concurrent.futures as cf, glob, os, re, subprocess, sys, tempfile
+
+ARCHS = (('spirv64', 'spv1.4'), ('spirv64-1.2', 'opencl2.2'))
+
+# default reasons for --write (pattern on the construct key -> reason)
+REASONS = [
+    (r'^device malloc/free', 'no device heap in the OpenCL SPIR-V environment'),
+    (r'^\d+-bit integer arithmetic', 'SPIR-V has no integers wider than 64 bits (what legalisation cannot split)'),
+    (r'^indirect call', 'no SPV_INTEL_function_pointers for this call shape'),
+    (r"^'(tex|tld4|suld|sust)' ", 'texture/surface instructions: not lowered by the shared emission (any target)'),
+    (r"^'vabsdiff4' ", 'video SIMD instruction form not lowered by the shared emission (any target)'),
+    (r"^'wmma' ", 'wmma shapes/types other than m16n16k16 f16->f32 are not lowered by the shared emission (any target)'),
+    (r"^'mma' ", 'mma.sync shapes other than m16n8k16 f16->f32 / m16n8k32 s8->s32 are not lowered (any target)'),
+    (r"^'cvt' ", 'cvt to fp8 pairs (e4m3x2/e5m2x2 from f16x2) is not lowered by the shared emission (any target)'),
+    (r"^'(mapa|cp)' ", 'cluster distributed shared memory (mapa, cp.async.bulk to shared::cluster): not lowered (any target)'),
+    (r'form not supported by the shared emission', 'instruction form not lowered by the shared emission (any target)'),
+    (r'not defined in this module', 'separate compilation (-rdc): SPIR-V output is not linked with other modules'),
+    (r'^invalid \(opencl2\.2\).*Int64Atomics', 'spirv-val\'s opencl2.2 env rejects Int64Atomics (64-bit atom.*, or the clock '
+                                              'counter of spirv_trap.c); Intel GPUs have cl_khr_int64_base_atomics, the '
+                                              'compiler validates <= 1.2 as universal 1.2'),
+]
+
+
+def key_of(line):
+    """The construct an 'unsupported' diagnostic names: the parenthesised reason of an instruction diagnostic,
+    else its opcode, else the text after 'for target T: '."""
+    m = re.search(r"unsupported PTX instruction '([^']*)' for target \S+(?: \((.*)\))?$", line)
+    if m:
+        # no reason: a form the shared emission has no lowering for on any target; one entry per opcode
+        return m.group(2) or "'%s' (form not supported by the shared emission)" % m.group(1).split('.')[0]
+    m = re.search(r'unsupported PTX construct for target \S+: (.*)$', line)
+    if m:
+        return m.group(1)
+    return line.split(': error: ', 1)[-1][:120]
+
+
+def one(p2n, val, tmp, arch, env, f):
+    out = os.path.join(tmp, '%s-%d.spv' % (arch, abs(hash(f))))
+    try:
+        r = subprocess.run([p2n, f, '--offload-arch=' + arch, '-o', out], capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        return 'bad', ['timeout']
+    except OSError as e:
+        return 'bad', ['cannot run the compiler: %s' % e]
+    if 'LLVM ERROR' in r.stderr or r.returncode not in (0, 1):
+        return 'bad', ['exit %d: %s' % (r.returncode, (r.stderr.strip().splitlines() or [''])[-1][:300])]
+    if r.returncode == 0:
+        v = subprocess.run([val, '--target-env', env, out], capture_output=True, text=True)
+        os.unlink(out)
+        if v.returncode == 0:
+            return 'ok', []
+        err = next((l for l in (v.stdout + v.stderr).splitlines() if 'error' in l), 'spirv-val failed')
+        return 'listed', ['invalid (%s): %s' % (env, re.sub(r'^error: (line \d+: )?', '', err.strip())[:160])]
+    errs = [l for l in r.stderr.splitlines() if ': error: ' in l or l.startswith('error')]
+    if not errs or not all('unsupported' in l for l in errs):
+        return 'bad', ['exit 1 not only unsupported: %s' % ((errs or r.stderr.splitlines() or [''])[0][:300])]
+    return 'listed', sorted({key_of(l) for l in errs})
+
+
+def read_list(path):
+    entries, problems = {}, []
+    if os.path.exists(path):
+        for n, line in enumerate(open(path), 1):
+            line = line.rstrip('\n')
+            if not line.strip() or line.startswith('#'):
+                continue
+            parts = [p.strip() for p in line.split(' | ')]
+            if len(parts) != 3 or len(parts[0].split()) != 2:
+                problems.append('%s:%d: not "ARCH MODULE | CONSTRUCT | REASON"' % (path, n))
+                continue
+            arch, mod = parts[0].split()
+            if not parts[2]:
+                problems.append('%s:%d: no reason given for %s %s' % (path, n, arch, mod))
+            entries[(arch, mod, parts[1])] = parts[2]
+    return entries, problems
+
+
+def main():
+    args = sys.argv[1:]
+    write = '--write' in args
+    args = [a for a in args if a != '--write']
+    p2n, val, src, lst = args
+    files = sorted(glob.glob(os.path.join(src, 'tests/conformance/ptx/**/*.ptx'), recursive=True) +
+                   glob.glob(os.path.join(src, 'tests/corpus/ptx/**/*.ptx'), recursive=True) +
+                   glob.glob(os.path.join(src, 'examples/*.ptx')))
+    tmp = tempfile.mkdtemp(prefix='p2n-spv-')
+    jobs = [(a, e, f) for a, e in ARCHS for f in files]
+    with cf.ThreadPoolExecutor(int(os.environ.get('JOBS', '2'))) as ex:
+        results = list(ex.map(lambda j: (j[0], os.path.relpath(j[2], src)) + one(p2n, val, tmp, *j), jobs))
+    os.rmdir(tmp)
+    listed, problems = read_list(lst)
+    found, bad, counts = {}, [], collections.Counter()
+    for arch, mod, st, keys in results:
+        counts[(arch, st)] += 1
+        if st == 'bad':
+            bad.append('FAIL %s %s: %s' % (arch, mod, keys[0]))
+        for k in keys if st == 'listed' else []:
+            found[(arch, mod, k)] = listed.get((arch, mod, k), '')
+    for e in found:
+        if e not in listed:
+            problems.append('NOT LISTED %s %s | %s' % e)
+    for e in listed:
+        if e not in found:
+            problems.append('STALE (no longer diagnosed) %s %s | %s' % e)
+    for a, _ in ARCHS:
+        print('%s: valid %d, listed (unsupported/invalid) %d, failures %d' %
+              (a, counts[(a, 'ok')], counts[(a, 'listed')], counts[(a, 'bad')]))
+    if write:
+        with open(lst, 'w') as fh:
+            fh.write(HEADER % len(files))
+            for arch, mod, k in sorted(found):
+                r = found[(arch, mod, k)] or next((t for p, t in REASONS if re.search(p, k)), '')
+                fh.write('%s %s | %s | %s\n' % (arch, mod, k, r))
+        print('wrote', lst)
+        listed, problems = read_list(lst)
+    for b in bad + problems:
+        print(b)
+    return 1 if bad or problems else 0
+
+
+HEADER = '''# SPIR-V modules that do not compile to a valid module, per target, with the construct and why. Checked by the
+# CTest spirv.corpus_sweep (tests/spirv/corpus_sweep.py, label slow): every module of tests/conformance/ptx,
+# tests/corpus/ptx and examples (%d) is compiled for spirv64 and spirv64-1.2 and validated with spirv-val
+# (--target-env spv1.4 / opencl2.2). A module that fails for a construct not listed here fails the test, and so
+# does an entry that no longer applies. Regenerate with --write (keeps reasons; new entries need one).
+# ARCH MODULE | CONSTRUCT (the diagnostic's reason, or the validator's first error) | WHY
+'''
+
+if __name__ == '__main__':
+    sys.exit(main())
