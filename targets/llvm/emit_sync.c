@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "../ptx2native.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 #define BLD E->B
@@ -282,6 +283,12 @@ static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
     }
     case IR_OP_MBARRIER_TEST_WAIT:
     case IR_OP_MBARRIER_TRY_WAIT: {
+        /* test_wait is a poll: a kernel only uses it in a loop waiting for other threads' arrivals, which never
+         * come where work-items of a group run one after another (try_wait: the target's RT_YIELD hook) */
+        if (ins->op == IR_OP_MBARRIER_TEST_WAIT && (E->device_lacks & P2N_LACKS_FORWARD_PROGRESS)) {
+            emit_unsupported(E, "mbarrier.test_wait polling (the device gives no forward progress between work-items)");
+            return true;
+        }
         LLVMValueRef p = addr_of(E, &o[1], sp);
         LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i64, p, "");
         LLVMSetOrdering(cur, LLVMAtomicOrderingAcquire);

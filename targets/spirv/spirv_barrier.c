@@ -205,3 +205,33 @@ void spirv_sync_init(LLVMContextRef C, LLVMModuleRef M, LLVMBuilderRef B, LLVMVa
     LLVMValueRef args[3] = {LLVMConstInt(i32, 2, 0), LLVMConstInt(i32, 2, 0), LLVMConstInt(i32, 0x108, 0)};
     LLVMBuildCall2(B, ft, f, args, 3, "");
 }
+
+/* full work-group ControlBarrier: Workgroup execution and memory scope, AcqRel | Workgroup | CrossWorkgroup */
+static void wg_barrier(emit_ctx *E) {
+    LLVMTypeRef at[3] = {E->i32, E->i32, E->i32};
+    LLVMTypeRef ft = LLVMFunctionType(E->vd, at, 3, 0);
+    LLVMValueRef args[3] = {c32(E, 2), c32(E, 2), c32(E, 0x308)};
+    LLVMBuildCall2(BLD, ft, spirv_builtin(E->M, "_Z22__spirv_ControlBarrieriii", ft), args, 3, "");
+}
+
+/* a: ctx id count(0) op pred — bar.red over the whole block on a device without work-group collective functions
+ * (PoCL 3.1): every work-item adds its (for .and: negated) predicate to a Workgroup counter, a barrier, everyone
+ * reads the total, a barrier, everyone takes its part back out. No work-item waits for another except at the two
+ * work-group barriers, so it needs no forward progress; the counter is 0 again before any later bar.red reads it
+ * (that read comes after that bar.red's first barrier, which every work-item reaches after its subtraction). */
+LLVMValueRef spirv_barrier_red_atomic(emit_ctx *E, LLVMValueRef *a) {
+    unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
+    LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
+    LLVMValueRef part = LLVMBuildZExt(BLD, p, E->i32, "");
+    LLVMValueRef w = sync_word(E, SPIRV_SYNC_RED, a[1]);
+    LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, part, LLVMAtomicOrderingMonotonic, wg_scope(E));
+    wg_barrier(E);
+    LLVMValueRef tot = LLVMBuildLoad2(BLD, E->i32, w, "");
+    LLVMSetOrdering(tot, LLVMAtomicOrderingMonotonic);
+    LLVMSetAtomicSyncScopeID(tot, wg_scope(E));
+    LLVMSetAlignment(tot, 4);
+    wg_barrier(E);
+    LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpSub, w, part, LLVMAtomicOrderingMonotonic, wg_scope(E));
+    if (op == P2N_RED_POPC) return tot;
+    return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
+}

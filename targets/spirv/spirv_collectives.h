@@ -22,6 +22,8 @@ bool spirv_mma(emit_ctx *E, unsigned op, LLVMValueRef io);
  * bar.arrive on that id), else the counting barrier was emitted (or diagnosed). */
 bool spirv_barrier(emit_ctx *E, LLVMValueRef *a);            /* ctx id count arrive */
 LLVMValueRef spirv_barrier_red_count(emit_ctx *E, LLVMValueRef *a); /* ctx id count op pred, count != 0 */
+/* the same over the whole block without work-group collective functions (count == 0) */
+LLVMValueRef spirv_barrier_red_atomic(emit_ctx *E, LLVMValueRef *a);
 void spirv_yield(emit_ctx *E); /* RT_YIELD: diagnoses mbarrier.try_wait without forward progress */
 
 /* Workgroup words of the counting barriers (module-scope Workgroup variable, created on first use):

@@ -129,8 +129,7 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
     case RT_BARRIER_RED: {
         /* (ctx, id, count, op, pred) -> work-group reduction (OpGroup* Reduce, Workgroup scope) */
         if (!LLVMIsAConstantInt(a[2]) || LLVMConstIntGetZExtValue(a[2])) return spirv_barrier_red_count(E, a);
-        if (E->device_lacks & P2N_LACKS_WG_COLLECTIVES)
-            return unsupported(E, "bar.red: the device has no work-group collective functions", ret);
+        if (E->device_lacks & P2N_LACKS_WG_COLLECTIVES) return spirv_barrier_red_atomic(E, a);
         unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
         control_barrier(E, 2, 2, 0x308);
         LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[4], c32(E, 0), "");
