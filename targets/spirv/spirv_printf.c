@@ -172,11 +172,19 @@ static void resolve_formats(LLVMModuleRef M, LLVMValueRef marker) {
         for (LLVMUseRef u = LLVMGetFirstUse(f); u && nc < 64; u = LLVMGetNextUse(u))
             if (LLVMIsACallInst(LLVMGetUser(u)))
                 callers[nc++] = LLVMGetBasicBlockParent(LLVMGetInstructionParent(LLVMGetUser(u)));
+        /* the always-inliner deletes f itself once it is dead and internal: keep only its name */
+        size_t nl;
+        const char *nm = LLVMGetValueName2(f, &nl);
+        char *name = nl ? malloc(nl + 1) : NULL;
+        if (name) memcpy(name, nm, nl), name[nl] = 0;
+        f = NULL;
         LLVMErrorRef e = LLVMRunPasses(M, "always-inline", NULL, po);
         for (unsigned i = 0; !e && i < nc; i++)
             e = LLVMRunPassesOnFunction(callers[i], "sroa,early-cse,instcombine<no-verify-fixpoint>,gvn", NULL, po);
+        if (name) f = LLVMGetNamedFunction(M, name);
+        free(name);
         if (e) { LLVMConsumeError(e); break; }
-        if (!LLVMGetFirstUse(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) LLVMDeleteFunction(f);
+        if (f && !LLVMGetFirstUse(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) LLVMDeleteFunction(f);
     }
     LLVMDisposePassBuilderOptions(po);
 }

@@ -35,6 +35,7 @@ static char *read_file(const char *path, size_t *n) {
     fseek(f, 0, SEEK_SET);
     char *b = malloc((size_t)sz + 1);
     *n = fread(b, 1, (size_t)sz, f);
+    b[*n] = 0; /* kernel_window() scans the PTX as a C string */
     fclose(f);
     return b;
 }
