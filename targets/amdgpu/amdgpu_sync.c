@@ -7,6 +7,7 @@
  * leaves lanes outside membermask undefined; exited lanes are inactive, as the CPU runtime drops them).
  * ds_bpermute is only ever pointed at participating (hence active) lanes: reading an inactive lane yields 0. */
 #include "amdgpu_internal.h"
+#include "emit_lanes.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
 #define BLD (E->B)
@@ -14,11 +15,6 @@
 static LLVMValueRef bperm(emit_ctx *E, LLVMValueRef src_hw, LLVMValueRef v) {
     LLVMValueRef a[2] = {LLVMBuildShl(BLD, src_hw, c32(E, 2), ""), v};
     return intrin(E, "llvm.amdgcn.ds.bpermute", NULL, 0, a, 2);
-}
-
-static LLVMValueRef cttz32(emit_ctx *E, LLVMValueRef v) {
-    LLVMValueRef a[2] = {v, LLVMConstInt(E->i1, 0, 0)};
-    return intrin(E, "llvm.cttz", &E->i32, 1, a, 2);
 }
 
 /* participating lanes of this CUDA warp (bit = %laneid) */
@@ -79,7 +75,7 @@ LLVMValueRef amd_redux(emit_ctx *E, LLVMValueRef *a) {
     LLVMBuildBr(BLD, loop);
     LLVMPositionBuilderAtEnd(BLD, loop);
     LLVMValueRef rem = LLVMBuildPhi(BLD, E->i32, ""), acc = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMValueRef y = bperm(E, LLVMBuildOr(BLD, cttz32(E, rem), half, ""), x);
+    LLVMValueRef y = bperm(E, LLVMBuildOr(BLD, lanes_cttz32(E, rem), half, ""), x);
     LLVMValueRef acc2 = combine(E, c, acc, y);
     LLVMValueRef rem2 = LLVMBuildAnd(BLD, rem, LLVMBuildSub(BLD, rem, c32(E, 1), ""), "");
     LLVMBasicBlockRef loop_end = LLVMGetInsertBlock(BLD);
@@ -95,60 +91,24 @@ LLVMValueRef amd_redux(emit_ctx *E, LLVMValueRef *a) {
 
 /* ------------------------------------------------------------------ match.sync, elect.sync */
 
-/* the 64-bit match value as two 32-bit halves; hi is NULL for a zero-extended b32 value */
-static void split64(emit_ctx *E, LLVMValueRef v, LLVMValueRef *lo, LLVMValueRef *hi) {
-    if (LLVMIsAZExtInst(v) && LLVMTypeOf(LLVMGetOperand(v, 0)) == E->i32) {
-        *lo = LLVMGetOperand(v, 0);
-        *hi = NULL;
-        return;
-    }
-    *lo = LLVMBuildTrunc(BLD, v, E->i32, "");
-    *hi = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v, c64(E, 32), ""), E->i32, "");
+/* lane primitives of a CUDA warp on AMDGPU for the shared algorithms (targets/llvm/emit_lanes.c) */
+static LLVMValueRef read_lane(emit_ctx *E, LLVMValueRef v, LLVMValueRef lane) { return bperm(E, hw_of(E, lane), v); }
+static LLVMValueRef priv_word(emit_ctx *E, unsigned base, LLVMValueRef id);
+static LLVMValueRef sync_word(emit_ctx *E, unsigned which, LLVMValueRef id) {
+    return priv_word(E, which == LANES_WORD_BAR ? AMDGPU_PRIV_BAR : AMDGPU_PRIV_RED, id);
 }
+static void nap(emit_ctx *E) {
+    LLVMValueRef one = c32(E, 1);
+    intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &one, 1);
+}
+static const lane_ops amd_lanes = {amd_ballot32, read_lane, amd_laneid, sync_word, nap};
 
-/* does this lane's value equal the one of hardware lane `src`? */
-static LLVMValueRef same_as(emit_ctx *E, LLVMValueRef src, LLVMValueRef lo, LLVMValueRef hi) {
-    LLVMValueRef eq = LLVMBuildICmp(BLD, LLVMIntEQ, bperm(E, src, lo), lo, "");
-    if (hi) eq = LLVMBuildAnd(BLD, eq, LLVMBuildICmp(BLD, LLVMIntEQ, bperm(E, src, hi), hi, ""), "");
-    return eq;
-}
-
-/* a: ctx value(i64) membermask. One iteration per distinct value: the lowest unvisited lane's value, the
- * ballot of the lanes holding it, which leave the work set. */
-LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef lo, hi;
-    split64(E, a[1], &lo, &hi);
-    LLVMValueRef m = members(E, a[2]), half = amd_warp_half(E);
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "match.loop"), done = new_bb(E, "match.done");
-    LLVMBuildBr(BLD, loop);
-    LLVMPositionBuilderAtEnd(BLD, loop);
-    LLVMValueRef rem = LLVMBuildPhi(BLD, E->i32, ""), res = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMValueRef eq = same_as(E, LLVMBuildOr(BLD, cttz32(E, rem), half, ""), lo, hi);
-    LLVMValueRef b = LLVMBuildAnd(BLD, amd_ballot32(E, eq), m, "");
-    LLVMValueRef res2 = LLVMBuildSelect(BLD, eq, b, res, "");
-    LLVMValueRef rem2 = LLVMBuildAnd(BLD, rem, LLVMBuildNot(BLD, b, ""), "");
-    LLVMBasicBlockRef end = LLVMGetInsertBlock(BLD);
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntNE, rem2, c32(E, 0), ""), loop, done);
-    LLVMAddIncoming(rem, (LLVMValueRef[]){m, rem2}, (LLVMBasicBlockRef[]){pre, end}, 2);
-    LLVMAddIncoming(res, (LLVMValueRef[]){c32(E, 0), res2}, (LLVMBasicBlockRef[]){pre, end}, 2);
-    LLVMPositionBuilderAtEnd(BLD, done);
-    return res2;
-}
-
-/* a: ctx value(i64) membermask pred_ptr: all participating lanes hold the lowest one's value */
-LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef lo, hi;
-    split64(E, a[1], &lo, &hi);
-    LLVMValueRef m = members(E, a[2]);
-    LLVMValueRef eq = same_as(E, hw_of(E, cttz32(E, m)), lo, hi);
-    LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, amd_ballot32(E, eq), m, ""), m, "");
-    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, all, E->i32, ""), a[3]);
-    return LLVMBuildSelect(BLD, all, m, c32(E, 0), "");
-}
+LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a) { return lanes_match_any(E, &amd_lanes, a); }
+LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a) { return lanes_match_all(E, &amd_lanes, a); }
 
 /* a: ctx membermask leader_ptr: the lowest participating lane leads (its %laneid is the result) */
 LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef l = cttz32(E, members(E, a[1]));
+    LLVMValueRef l = lanes_cttz32(E, members(E, a[1]));
     LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, amd_laneid(E), l, ""), E->i32, ""), a[2]);
     return l;
 }
@@ -210,56 +170,10 @@ static void s_barrier(emit_ctx *E) {
     amd_workgroup_fence(E, LLVMAtomicOrderingAcquire);
 }
 
-/* Counting barrier in LDS (named barriers, thread counts, bar.arrive). Word = generation << 16 | arrived
- * threads. As on NVIDIA a CUDA warp arrives as 32 threads: its lowest active lane adds 32; the arrival that
- * reaches the expected count resets the count and bumps the generation in one atomic add; waiters poll the
- * generation (s_sleep between polls). cnt 0 = all threads of the CTA (rounded up to whole warps). Exited warps
- * never arrive (unlike s_barrier), and on wave64 both CUDA warps of a wave take one path at a time, so a warp
- * waiting for the other warp of its own wave (warp-specialised producer/consumer) hangs. */
+/* Counting barrier in LDS (named barriers, thread counts, bar.arrive): lanes_count_barrier, with s_sleep
+ * between polls. */
 static void lds_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool wait) {
-    LLVMValueRef nt = LLVMBuildMul(BLD, ctx_field(E, CTX_NTID, E->i32), ctx_field(E, CTX_NTID + 4, E->i32), "");
-    nt = LLVMBuildMul(BLD, nt, ctx_field(E, CTX_NTID + 8, E->i32), "");
-    nt = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, nt, c32(E, 31), ""), c32(E, ~31u), "");
-    LLVMValueRef expected = LLVMBuildSelect(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, cnt, c32(E, 0), ""), nt, cnt, "");
-    LLVMValueRef w = priv_word(E, AMDGPU_PRIV_BAR, id);
-    amd_workgroup_fence(E, LLVMAtomicOrderingRelease);
-    LLVMValueRef leader_lane = cttz32(E, amd_ballot32(E, LLVMConstInt(E->i1, 1, 0)));
-    LLVMValueRef leader = LLVMBuildICmp(BLD, LLVMIntEQ, amd_laneid(E), leader_lane, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), arr = new_bb(E, "bar.arrive"), rst = new_bb(E, "bar.reset"),
-                      arrived = new_bb(E, "bar.arrived"), join = new_bb(E, "bar.join");
-    LLVMBuildCondBr(BLD, leader, arr, join);
-    LLVMPositionBuilderAtEnd(BLD, arr);
-    LLVMValueRef old = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, c32(E, 32),
-                                                   LLVMAtomicOrderingAcquireRelease, wg_scope(E));
-    LLVMValueRef g = LLVMBuildLShr(BLD, old, c32(E, 16), "");
-    LLVMValueRef now = LLVMBuildAdd(BLD, LLVMBuildAnd(BLD, old, c32(E, 0xffff), ""), c32(E, 32), "");
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, now, expected, ""), rst, arrived);
-    LLVMPositionBuilderAtEnd(BLD, rst);
-    LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, LLVMBuildSub(BLD, c32(E, 0x10000), expected, ""),
-                                LLVMAtomicOrderingAcquireRelease, wg_scope(E));
-    LLVMBuildBr(BLD, arrived);
-    LLVMPositionBuilderAtEnd(BLD, arrived);
-    LLVMBuildBr(BLD, join);
-    LLVMPositionBuilderAtEnd(BLD, join);
-    if (!wait) return;
-    LLVMValueRef gen = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMAddIncoming(gen, (LLVMValueRef[]){c32(E, 0), g}, (LLVMBasicBlockRef[]){pre, arrived}, 2);
-    gen = bperm(E, hw_of(E, leader_lane), gen); /* the generation this warp arrived in, from its leader */
-    LLVMBasicBlockRef poll = new_bb(E, "bar.poll"), nap = new_bb(E, "bar.sleep"), out = new_bb(E, "bar.done");
-    LLVMBuildBr(BLD, poll);
-    LLVMPositionBuilderAtEnd(BLD, poll);
-    LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i32, w, "");
-    LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
-    LLVMSetAtomicSyncScopeID(cur, wg_scope(E));
-    LLVMSetAlignment(cur, 4);
-    LLVMValueRef moved = LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildLShr(BLD, cur, c32(E, 16), ""), gen, "");
-    LLVMBuildCondBr(BLD, moved, out, nap);
-    LLVMPositionBuilderAtEnd(BLD, nap);
-    LLVMValueRef one = c32(E, 1);
-    intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &one, 1);
-    LLVMBuildBr(BLD, poll);
-    LLVMPositionBuilderAtEnd(BLD, out);
-    amd_workgroup_fence(E, LLVMAtomicOrderingAcquire);
+    lanes_count_barrier(E, &amd_lanes, id, cnt, wait);
 }
 
 static void cta_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool fast) {

@@ -11,16 +11,9 @@
 
 #define BLD E->B
 
-static LLVMValueRef cttz32(emit_ctx *E, LLVMValueRef v) {
-    LLVMValueRef a[2] = {v, ci(E->i1, 0)};
-    return intrin(E, "llvm.cttz", &E->i32, 1, a, 2);
-}
-
 static bool is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
 
 static unsigned wg_scope(emit_ctx *E) { return LLVMGetSyncScopeID(E->C, "workgroup", 9); }
-
-static void wg_fence(emit_ctx *E, LLVMAtomicOrdering o) { LLVMBuildFenceSyncScope(BLD, o, wg_scope(E), ""); }
 
 /* word `base + (id & 15)` of the module's Workgroup sync words (zeroed by spirv_sync_init in each kernel) */
 static LLVMValueRef sync_word(emit_ctx *E, unsigned base, LLVMValueRef id) {
@@ -89,50 +82,15 @@ static bool lacks_progress(emit_ctx *E, const char *what) {
     return true;
 }
 
-/* Word = generation << 16 | arrived threads. As on NVIDIA a warp arrives as 32 threads: its lowest active lane
- * adds 32; the arrival that reaches the expected count resets the count and bumps the generation in one atomic
- * add; waiters poll the generation. cnt 0 = all threads of the CTA rounded up to whole warps. Exited warps never
- * arrive. */
+static LLVMValueRef laneid(emit_ctx *E) { return ctx_field(E, CTX_LANEID, E->i32); }
+static LLVMValueRef lanes_word(emit_ctx *E, unsigned which, LLVMValueRef id) {
+    return sync_word(E, which == LANES_WORD_BAR ? SPIRV_SYNC_BAR : SPIRV_SYNC_RED, id);
+}
+/* the sub-group (= CUDA warp) primitives for the shared algorithms (targets/llvm/emit_lanes.c) */
+const lane_ops spirv_lanes = {spirv_sg_ballot, spirv_sg_shuffle, laneid, lanes_word, NULL};
+
 static void count_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool wait) {
-    LLVMValueRef nt = LLVMBuildMul(BLD, ctx_field(E, CTX_NTID, E->i32), ctx_field(E, CTX_NTID + 4, E->i32), "");
-    nt = LLVMBuildMul(BLD, nt, ctx_field(E, CTX_NTID + 8, E->i32), "");
-    nt = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, nt, c32(E, 31), ""), c32(E, ~31u), "");
-    LLVMValueRef expected = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, cnt, c32(E, 0), ""), nt, cnt);
-    LLVMValueRef w = sync_word(E, SPIRV_SYNC_BAR, id);
-    wg_fence(E, LLVMAtomicOrderingRelease);
-    LLVMValueRef leader_lane = cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
-    LLVMValueRef leader = LLVMBuildICmp(BLD, LLVMIntEQ, ctx_field(E, CTX_LANEID, E->i32), leader_lane, "");
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), arr = new_bb(E, "bar.arrive"), rst = new_bb(E, "bar.reset"),
-                      arrived = new_bb(E, "bar.arrived"), join = new_bb(E, "bar.join");
-    LLVMBuildCondBr(BLD, leader, arr, join);
-    LLVMPositionBuilderAtEnd(BLD, arr);
-    LLVMValueRef old = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, c32(E, 32),
-                                                   LLVMAtomicOrderingAcquireRelease, wg_scope(E));
-    LLVMValueRef g = LLVMBuildLShr(BLD, old, c32(E, 16), "");
-    LLVMValueRef now = LLVMBuildAdd(BLD, LLVMBuildAnd(BLD, old, c32(E, 0xffff), ""), c32(E, 32), "");
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, now, expected, ""), rst, arrived);
-    LLVMPositionBuilderAtEnd(BLD, rst);
-    LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpAdd, w, LLVMBuildSub(BLD, c32(E, 0x10000), expected, ""),
-                                LLVMAtomicOrderingAcquireRelease, wg_scope(E));
-    LLVMBuildBr(BLD, arrived);
-    LLVMPositionBuilderAtEnd(BLD, arrived);
-    LLVMBuildBr(BLD, join);
-    LLVMPositionBuilderAtEnd(BLD, join);
-    if (!wait) return;
-    LLVMValueRef gen = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMAddIncoming(gen, (LLVMValueRef[]){c32(E, 0), g}, (LLVMBasicBlockRef[]){pre, arrived}, 2);
-    gen = spirv_sg_shuffle(E, gen, leader_lane); /* the generation this warp arrived in, from its leader */
-    LLVMBasicBlockRef poll = new_bb(E, "bar.poll"), out = new_bb(E, "bar.done");
-    LLVMBuildBr(BLD, poll);
-    LLVMPositionBuilderAtEnd(BLD, poll);
-    LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i32, w, "");
-    LLVMSetOrdering(cur, LLVMAtomicOrderingMonotonic);
-    LLVMSetAtomicSyncScopeID(cur, wg_scope(E));
-    LLVMSetAlignment(cur, 4);
-    LLVMValueRef moved = LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildLShr(BLD, cur, c32(E, 16), ""), gen, "");
-    LLVMBuildCondBr(BLD, moved, out, poll);
-    LLVMPositionBuilderAtEnd(BLD, out);
-    wg_fence(E, LLVMAtomicOrderingAcquire);
+    lanes_count_barrier(E, &spirv_lanes, id, cnt, wait);
 }
 
 bool spirv_barrier(emit_ctx *E, LLVMValueRef *a) {
@@ -152,7 +110,7 @@ void spirv_yield(emit_ctx *E) {
 
 /* if (lane is the sub-group's first active lane) *w op= v */
 static void leader_rmw(emit_ctx *E, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRMWBinOp op) {
-    LLVMValueRef first = cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
+    LLVMValueRef first = lanes_cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
     LLVMBasicBlockRef yes = new_bb(E, "red.leader"), join = new_bb(E, "red.join");
     LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, ctx_field(E, CTX_LANEID, E->i32), first, ""), yes, join);
     LLVMPositionBuilderAtEnd(BLD, yes);

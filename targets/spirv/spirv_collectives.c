@@ -17,11 +17,6 @@ static LLVMValueRef undef_or_null(LLVMTypeRef ret) {
     return LLVMGetTypeKind(ret) == LLVMVoidTypeKind ? NULL : LLVMGetUndef(ret);
 }
 
-static LLVMValueRef cttz32(emit_ctx *E, LLVMValueRef v) {
-    LLVMValueRef a[2] = {v, ci(E->i1, 0)};
-    return intrin(E, "llvm.cttz", &E->i32, 1, a, 2);
-}
-
 static LLVMValueRef lane(emit_ctx *E) { return ctx_field(E, CTX_LANEID, E->i32); }
 
 /* participating lanes: active lanes of this sub-group in membermask */
@@ -29,59 +24,8 @@ static LLVMValueRef members(emit_ctx *E, LLVMValueRef mask) {
     return LLVMBuildAnd(BLD, spirv_sg_ballot(E, ci(E->i1, 1)), mask, "");
 }
 
-/* the i64 match value as two i32 halves; hi is NULL for a zero-extended b32 value (one shuffle per compare) */
-static void split64(emit_ctx *E, LLVMValueRef v, LLVMValueRef *lo, LLVMValueRef *hi) {
-    if (LLVMIsAZExtInst(v) && LLVMTypeOf(LLVMGetOperand(v, 0)) == E->i32) {
-        *lo = LLVMGetOperand(v, 0);
-        *hi = NULL;
-        return;
-    }
-    *lo = LLVMBuildTrunc(BLD, v, E->i32, "");
-    *hi = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v, c64(E, 32), ""), E->i32, "");
-}
-
-/* does this lane's value equal the one of lane `src`? */
-static LLVMValueRef same_as(emit_ctx *E, LLVMValueRef src, LLVMValueRef lo, LLVMValueRef hi) {
-    LLVMValueRef eq = LLVMBuildICmp(BLD, LLVMIntEQ, spirv_sg_shuffle(E, lo, src), lo, "");
-    if (hi) eq = LLVMBuildAnd(BLD, eq, LLVMBuildICmp(BLD, LLVMIntEQ, spirv_sg_shuffle(E, hi, src), hi, ""), "");
-    return eq;
-}
-
-/* match.any: one iteration per distinct value among the participating lanes — the lowest unvisited lane's
- * value, the ballot of the lanes holding it (they leave the work set). Result: the lanes equal to mine. */
-LLVMValueRef spirv_match_any(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef lo, hi;
-    split64(E, a[1], &lo, &hi);
-    LLVMValueRef m = members(E, a[2]);
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "match.loop"), done = new_bb(E, "match.done");
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntNE, m, c32(E, 0), ""), loop, done);
-    LLVMPositionBuilderAtEnd(BLD, loop);
-    LLVMValueRef rem = LLVMBuildPhi(BLD, E->i32, ""), res = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMValueRef eq = same_as(E, cttz32(E, rem), lo, hi);
-    LLVMValueRef b = LLVMBuildAnd(BLD, spirv_sg_ballot(E, eq), m, "");
-    LLVMValueRef res2 = sel(E, eq, b, res);
-    LLVMValueRef rem2 = LLVMBuildAnd(BLD, rem, LLVMBuildNot(BLD, b, ""), "");
-    LLVMBasicBlockRef end = LLVMGetInsertBlock(BLD);
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntNE, rem2, c32(E, 0), ""), loop, done);
-    LLVMAddIncoming(rem, (LLVMValueRef[]){m, rem2}, (LLVMBasicBlockRef[]){pre, end}, 2);
-    LLVMAddIncoming(res, (LLVMValueRef[]){c32(E, 0), res2}, (LLVMBasicBlockRef[]){pre, end}, 2);
-    LLVMPositionBuilderAtEnd(BLD, done);
-    LLVMValueRef r = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMAddIncoming(r, (LLVMValueRef[]){c32(E, 0), res2}, (LLVMBasicBlockRef[]){pre, end}, 2);
-    /* a lane outside membermask that executes it anyway is not a member: its own bit only if it matched */
-    return LLVMBuildAnd(BLD, r, m, "");
-}
-
-/* match.all: every participating lane holds the lowest one's value -> (members, pred 1), else (0, 0) */
-LLVMValueRef spirv_match_all(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef lo, hi;
-    split64(E, a[1], &lo, &hi);
-    LLVMValueRef m = members(E, a[2]);
-    LLVMValueRef eq = same_as(E, cttz32(E, m), lo, hi);
-    LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, spirv_sg_ballot(E, eq), m, ""), m, "");
-    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, all, E->i32, ""), a[3]);
-    return sel(E, all, m, c32(E, 0));
-}
+LLVMValueRef spirv_match_any(emit_ctx *E, LLVMValueRef *a) { return lanes_match_any(E, &spirv_lanes, a); }
+LLVMValueRef spirv_match_all(emit_ctx *E, LLVMValueRef *a) { return lanes_match_all(E, &spirv_lanes, a); }
 
 /* redux.sync where SPIR-V 1.2 has no non-uniform reductions: the participating lanes' values, lowest lane
  * first (the CPU runtime's order; all operations are associative and commutative anyway), by shuffles. */
@@ -89,12 +33,12 @@ LLVMValueRef spirv_redux_loop(emit_ctx *E, LLVMValueRef *a) {
     unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[1]);
     LLVMValueRef m = members(E, a[3]);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "redux.loop"), done = new_bb(E, "redux.done");
-    LLVMValueRef first = spirv_sg_shuffle(E, a[2], cttz32(E, m));
+    LLVMValueRef first = spirv_sg_shuffle(E, a[2], lanes_cttz32(E, m));
     LLVMValueRef rest = LLVMBuildAnd(BLD, m, LLVMBuildSub(BLD, m, c32(E, 1), ""), "");
     LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntNE, rest, c32(E, 0), ""), loop, done);
     LLVMPositionBuilderAtEnd(BLD, loop);
     LLVMValueRef rem = LLVMBuildPhi(BLD, E->i32, ""), acc = LLVMBuildPhi(BLD, E->i32, "");
-    LLVMValueRef v = spirv_sg_shuffle(E, a[2], cttz32(E, rem)), acc2;
+    LLVMValueRef v = spirv_sg_shuffle(E, a[2], lanes_cttz32(E, rem)), acc2;
     switch (op) {
     case P2N_REDUX_ADD: acc2 = LLVMBuildAdd(BLD, acc, v, ""); break;
     case P2N_REDUX_MIN: acc2 = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, v, acc, ""), v, acc); break;

@@ -4,11 +4,12 @@
 #ifndef P2N_SPIRV_COLLECTIVES_H
 #define P2N_SPIRV_COLLECTIVES_H
 
-#include "../llvm/emit.h"
+#include "../llvm/emit_lanes.h"
 
 /* sub-group primitives of spirv_hooks.c (1.4: KHR non-uniform ops, 1.2: SPV_INTEL_subgroups) */
 LLVMValueRef spirv_sg_ballot(emit_ctx *E, LLVMValueRef p);                  /* i1 -> i32 bit per lane */
 LLVMValueRef spirv_sg_shuffle(emit_ctx *E, LLVMValueRef v, LLVMValueRef src); /* i32 of lane src */
+extern const lane_ops spirv_lanes; /* the two above + %laneid + sync words, for emit_lanes.c (spirv_barrier.c) */
 
 /* a: the rt_call arguments of the shared emission (emit_sync.c / emit_matrix.c) */
 LLVMValueRef spirv_match_any(emit_ctx *E, LLVMValueRef *a);  /* ctx value(i64) membermask */

@@ -1,0 +1,31 @@
+/* emit_lanes.h — CUDA warp collectives and the counting barrier, written once against a handful of lane
+ * primitives that each GPU target supplies (AMDGPU: mbcnt/ballot/ds_bpermute on a wave's 32-lane half;
+ * SPIR-V: sub-group ballot/shuffle with the sub-group pinned to 32). Only the primitives differ between targets;
+ * the algorithms, and therefore their CUDA semantics, are the same code. */
+#ifndef P2N_EMIT_LANES_H
+#define P2N_EMIT_LANES_H
+
+#include "emit.h"
+
+typedef struct lane_ops {
+    /* i32 ballot of this lane's CUDA warp: bit = %laneid of each active lane whose pred_i1 is true */
+    LLVMValueRef (*ballot)(emit_ctx *E, LLVMValueRef pred_i1);
+    /* the i32 value v of CUDA lane `lane` (an active lane of this warp) */
+    LLVMValueRef (*read_lane)(emit_ctx *E, LLVMValueRef v, LLVMValueRef lane);
+    LLVMValueRef (*laneid)(emit_ctx *E); /* CUDA %laneid, i32 */
+    /* the i32 sync word `which` (LANES_WORD_*) of barrier `id` in work-group memory, zeroed before first use */
+    LLVMValueRef (*sync_word)(emit_ctx *E, unsigned which, LLVMValueRef id);
+    void (*pause)(emit_ctx *E); /* between polls of a spin-wait; NULL: poll again at once */
+} lane_ops;
+
+enum { LANES_WORD_BAR, LANES_WORD_RED };
+
+/* a: ctx value(i64) membermask -> i32 lanes holding this lane's value */
+LLVMValueRef lanes_match_any(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
+/* a: ctx value(i64) membermask pred_ptr -> members, or 0; *pred_ptr = all equal */
+LLVMValueRef lanes_match_all(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
+/* bar.arrive / bar.sync with a thread count or on a barrier a bar.arrive targets (wait = sync) */
+void lanes_count_barrier(emit_ctx *E, const lane_ops *L, LLVMValueRef id, LLVMValueRef cnt, bool wait);
+LLVMValueRef lanes_cttz32(emit_ctx *E, LLVMValueRef v); /* 32 for 0 */
+
+#endif
