@@ -23,22 +23,11 @@
 
 #include "ptx2native.h"
 #include "../../driver-stub/cpu/host_abi.h"
+#include "../tools/test_file.h"
 
 static int failures;
 #define FAIL(...) (fprintf(stderr, "FAIL: " __VA_ARGS__), fputc('\n', stderr), failures++)
 
-static char *read_file(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long sz = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *b = malloc((size_t)sz + 1);
-    *n = fread(b, 1, (size_t)sz, f);
-    b[*n] = 0; /* kernel_window() scans the PTX as a C string */
-    fclose(f);
-    return b;
-}
 
 static bool compile(const char *src, size_t n, const char *file, const char *arch, p2n_result *r) {
     p2n_options o = {.arch = arch, .opt_level = 2, .emit = P2N_EMIT_OBJ};
@@ -178,7 +167,7 @@ static void check_kernel(const char *file, const char *arch, const p2n_kernel_de
 
 static void check_file(const char *arch, const char *file) {
     size_t n;
-    char *src = read_file(file, &n);
+    char *src = test_read_file(file, &n);
     cur_src = src;
     if (!src) { FAIL("%s: cannot read", file); return; }
     p2n_result host, amd;

@@ -7,6 +7,7 @@
  *   fbtest unit                              hash / option parsing / lookup unit checks
  */
 #include "p2n_fatbin.h"
+#include "../tools/test_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,22 +24,7 @@ static int fails;
         }                                                                                                          \
     } while (0)
 
-static uint8_t *slurp(const char *p, size_t *n) {
-    FILE *f = fopen(p, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long l = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc((size_t)l + 1);
-    if (b && fread(b, 1, (size_t)l, f) != (size_t)l) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    if (b) b[l] = 0;
-    *n = (size_t)l;
-    return b;
-}
+static uint8_t *slurp(const char *p, size_t *n) { return (uint8_t *)test_read_file(p, n); }
 
 static int spit(const char *p, const void *d, size_t n) {
     FILE *f = fopen(p, "wb");

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../driver/check.h"
+#include "../tools/test_file.h"
 
 enum { N = 1000, W = 64 };
 
@@ -22,18 +23,6 @@ static unsigned mix(unsigned h, unsigned v) {
     return h * 2654435761u;
 }
 
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)n + 1);
-    if (s && fread(s, 1, (size_t)n, f) != (size_t)n) { free(s); s = NULL; }
-    if (s) s[n] = 0;
-    fclose(f);
-    return s;
-}
 
 /* everything one module's kernels write, copied back to the host */
 typedef struct results {
@@ -115,7 +104,7 @@ int main(int argc, char **argv) {
     if (argc != 2) { fprintf(stderr, "usage: test_parallel DIR\n"); return 2; }
     char path[4096];
     snprintf(path, sizeof path, "%s/multi.ptx", argv[1]);
-    char *ptx = read_text(path);
+    char *ptx = test_read_file(path, NULL);
     if (!ptx) { fprintf(stderr, "cannot read %s\n", path); return 2; }
     CUdevice dev;
     CUcontext ctx;

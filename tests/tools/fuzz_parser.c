@@ -8,6 +8,7 @@
 #include "diag.h"
 #include "ir.h"
 #include "parser.h"
+#include "test_file.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void) { /* splitmix64 */
@@ -17,18 +18,6 @@ static uint64_t rnd(void) { /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    *len = (size_t)n;
-    return buf;
-}
 
 static const char junk[] = "{}[](),;:.%@!|_<>+-*/\"0x1f 0f 0d9 .reg .b32 %r<4> bra $L ::";
 
@@ -55,7 +44,7 @@ int main(int argc, char **argv) {
     long accepted = 0, rejected = 0, bad = 0;
     for (long it = 0; it < iters; it++) {
         size_t len;
-        char *orig = slurp(argv[3 + rnd() % (unsigned)nfiles], &len);
+        char *orig = test_read_file(argv[3 + rnd() % (unsigned)nfiles], &len);
         if (!orig) { fprintf(stderr, "cannot read input\n"); return 2; }
         size_t cap = len + 1024;
         char *buf = malloc(cap);

@@ -7,19 +7,8 @@
 #include "diag.h"
 #include "ir.h"
 #include "parser.h"
+#include "test_file.h"
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) { free(buf); buf = NULL; }
-    fclose(f);
-    if (buf) { buf[n] = 0; *len = (size_t)n; }
-    return buf;
-}
 
 static char *parse_print(const char *name, const char *src, size_t len, size_t *out_len, int *ok) {
     p2n_diags d = {.file = name};
@@ -42,7 +31,7 @@ int main(int argc, char **argv) {
     int failed = 0, passed = 0;
     for (int i = 1; i < argc; i++) {
         size_t len, l1, l2;
-        char *src = slurp(argv[i], &len);
+        char *src = test_read_file(argv[i], &len);
         if (!src) { fprintf(stderr, "FAIL %s: cannot read\n", argv[i]); failed++; continue; }
         int ok;
         char *p1 = parse_print(argv[i], src, len, &l1, &ok);
