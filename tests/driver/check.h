@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../tools/test_file.h"
+
 static int check_failures;
 
-static const char *check_name(CUresult r)
+static inline const char *check_name(CUresult r)
 {
     const char *s = NULL;
     if (cuGetErrorName(r, &s) != CUDA_SUCCESS || !s)
@@ -47,7 +49,28 @@ static const char *check_name(CUresult r)
         }                                                                                                  \
     } while (0)
 
-static int check_done(const char *name)
+/* cuInit, device 0's primary context made current, and the PTX file `path` loaded as a module (exit 1 on any
+ * failure: nothing later can run without them) */
+static inline CUmodule must_load_ptx(const char *path)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    MUST(cuInit(0));
+    MUST(cuDeviceGet(&dev, 0));
+    MUST(cuDevicePrimaryCtxRetain(&ctx, dev));
+    MUST(cuCtxSetCurrent(ctx));
+    char *ptx = test_read_file(path, NULL);
+    if (!ptx) {
+        perror(path);
+        exit(1);
+    }
+    MUST(cuModuleLoadData(&mod, ptx));
+    free(ptx);
+    return mod;
+}
+
+static inline int check_done(const char *name)
 {
     if (check_failures) {
         fprintf(stderr, "%s: %d check(s) failed\n", name, check_failures);

@@ -7,14 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                                                     \
-    do {                                                                                                          \
-        CUresult r_ = (x);                                                                                        \
-        if (r_ != CUDA_SUCCESS) {                                                                                 \
-            fprintf(stderr, "%s failed: %d\n", #x, (int)r_);                                                      \
-            return 1;                                                                                             \
-        }                                                                                                         \
-    } while (0)
+#include "../driver/check.h"
+
+#define CK MUST
 
 static int run_good(CUmodule mod, CUdeviceptr d, unsigned n) {
     CUfunction fn;
@@ -32,20 +27,7 @@ static int run_good(CUmodule mod, CUdeviceptr d, unsigned n) {
 
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: run_defer defer_unsupported.ptx\n"); return 2; }
-    CK(cuInit(0));
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) { perror(argv[1]); return 2; }
-    static char ptx[1 << 16];
-    size_t len = fread(ptx, 1, sizeof ptx - 1, f);
-    fclose(f);
-    ptx[len] = 0;
-    CUmodule mod;
-    CK(cuModuleLoadData(&mod, ptx));
+    CUmodule mod = must_load_ptx(argv[1]);
     const unsigned n = 64;
     CUdeviceptr d;
     CK(cuMemAlloc(&d, n * 4));

@@ -6,14 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CK(x)                                                                                                     \
-    do {                                                                                                          \
-        CUresult r_ = (x);                                                                                        \
-        if (r_ != CUDA_SUCCESS) {                                                                                 \
-            fprintf(stderr, "%s failed: %d\n", #x, (int)r_);                                                      \
-            return 1;                                                                                             \
-        }                                                                                                         \
-    } while (0)
+#include "../driver/check.h"
+
+#define CK MUST
 
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: run_vecadd vecadd.ptx [--expect-no-device]\n"); return 2; }
@@ -22,21 +17,8 @@ int main(int argc, char **argv) {
         printf("cuInit = %d\n", (int)ir);
         return ir == CUDA_ERROR_NO_DEVICE ? 0 : 1;
     }
-    CK(ir);
-    CUdevice dev;
-    CUcontext ctx;
-    CK(cuDeviceGet(&dev, 0));
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
-    FILE *f = fopen(argv[1], "rb");
-    if (!f) { perror(argv[1]); return 2; }
-    static char ptx[1 << 20];
-    size_t len = fread(ptx, 1, sizeof ptx - 1, f);
-    fclose(f);
-    ptx[len] = 0;
-    CUmodule mod;
+    CUmodule mod = must_load_ptx(argv[1]);
     CUfunction fn;
-    CK(cuModuleLoadData(&mod, ptx));
     CK(cuModuleGetFunction(&fn, mod, "vecadd"));
     enum { N = 100003 };
     float *a = malloc(N * 4), *b = malloc(N * 4), *c = malloc(N * 4);
