@@ -139,6 +139,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
     case RT_MATCH_ANY: return amd_match_any(E, a);
     case RT_MATCH_ALL: return amd_match_all(E, a);
     case RT_ELECT: return amd_elect(E, a);
+    case RT_WARP_MATRIX: amd_warp_matrix(E, a); return NULL;
     case RT_WARP_SYNC:
         intrin(E, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0);
         return NULL;

@@ -24,6 +24,7 @@ LLVMValueRef amd_redux(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a);
+void amd_warp_matrix(emit_ctx *E, LLVMValueRef *a); /* ldmatrix/stmatrix/mma/wmma (emit_lanes_matrix.c) */
 void amd_barrier(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a);
 

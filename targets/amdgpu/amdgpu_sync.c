@@ -106,6 +106,12 @@ static const lane_ops amd_lanes = {amd_ballot32, read_lane, amd_laneid, sync_wor
 LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a) { return lanes_match_any(E, &amd_lanes, a); }
 LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a) { return lanes_match_all(E, &amd_lanes, a); }
 
+/* a: ctx op io (emit_matrix.c): ldmatrix/stmatrix, mma.sync, wmma through lane reads (emit_lanes_matrix.c) */
+void amd_warp_matrix(emit_ctx *E, LLVMValueRef *a) {
+    if (!lanes_warp_matrix(E, &amd_lanes, (unsigned)LLVMConstIntGetZExtValue(a[1]), a[2]))
+        emit_unsupported(E, "warp matrix operation (no lowering for this shape)");
+}
+
 /* a: ctx membermask leader_ptr: the lowest participating lane leads (its %laneid is the result) */
 LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a) {
     LLVMValueRef l = lanes_cttz32(E, members(E, a[1]));

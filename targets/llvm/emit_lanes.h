@@ -26,6 +26,9 @@ LLVMValueRef lanes_match_any(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 LLVMValueRef lanes_match_all(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 /* bar.arrive / bar.sync with a thread count or on a barrier a bar.arrive targets (wait = sync) */
 void lanes_count_barrier(emit_ctx *E, const lane_ops *L, LLVMValueRef id, LLVMValueRef cnt, bool wait);
+/* ldmatrix/stmatrix/mma.sync/wmma kinds (P2N_MX_*, host_abi.h) on the lane's io block of emit_matrix.c; false for
+ * a kind or shape without a lowering (emit_lanes_matrix.c) */
+bool lanes_warp_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
 LLVMValueRef lanes_cttz32(emit_ctx *E, LLVMValueRef v); /* 32 for 0 */
 
 #endif

@@ -1,5 +1,5 @@
 /* spirv_collectives.h — SPIR-V lowerings of the CUDA warp collectives beyond shfl/vote (match, redux on 1.2,
- * ldmatrix/stmatrix) and of the barriers OpControlBarrier cannot express (bar.arrive, thread counts, named
+ * ldmatrix/stmatrix/mma/wmma; the algorithms themselves are shared: targets/llvm/emit_lanes.h) and of the barriers OpControlBarrier cannot express (bar.arrive, thread counts, named
  * barriers targeted by bar.arrive). Called from spirv_hooks.c's rt_call arms. */
 #ifndef P2N_SPIRV_COLLECTIVES_H
 #define P2N_SPIRV_COLLECTIVES_H
@@ -16,8 +16,6 @@ LLVMValueRef spirv_match_any(emit_ctx *E, LLVMValueRef *a);  /* ctx value(i64) m
 LLVMValueRef spirv_match_all(emit_ctx *E, LLVMValueRef *a);  /* ctx value(i64) membermask pred_ptr */
 LLVMValueRef spirv_redux_loop(emit_ctx *E, LLVMValueRef *a); /* ctx op value membermask (1.2) */
 LLVMValueRef spirv_warp_matrix(emit_ctx *E, LLVMValueRef *a, LLVMTypeRef ret); /* ctx op io */
-/* spirv_mma.c: mma.sync / wmma kinds of P2N_MX_* on the lane's io block; false for another kind */
-bool spirv_mma(emit_ctx *E, unsigned op, LLVMValueRef io);
 
 /* Barriers (spirv_barrier.c). spirv_barrier: false when a plain OpControlBarrier does (id 0 / no count / no
  * bar.arrive on that id), else the counting barrier was emitted (or diagnosed). */

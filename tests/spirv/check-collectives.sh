@@ -3,7 +3,7 @@
 # ldmatrix/stmatrix, bar.arrive, bar.sync/bar.red with a thread count) for spirv64 and spirv64-1.2, validates
 # both, and checks in the disassembly that the sub-group operations, the SubgroupSize 32 execution mode and the
 # counting barrier's Workgroup atomics are there (targets/spirv/spirv_collectives.c, spirv_barrier.c), the same for
-# mma/wmma (spirv_mma.c, on the conformance module prog.ptx); then that
+# mma/wmma (targets/llvm/emit_lanes_matrix.c, on the conformance module prog.ptx); then that
 # devices without sub-groups / forward progress get the diagnostics instead of code.
 set -eu
 p2n=$1 val=$2 dis=$3
@@ -54,7 +54,7 @@ for arch in spirv64 spirv64-1.2; do
     want 'OpAtomicISub %uint %[0-9a-z_]+ %uint_2 ' "$arch: bar.red count taken back"
     want 'OpControlBarrier %uint_2 %uint_2 %uint_264$' "$arch: work-group barrier after zeroing the words"
 done
-# mma.sync m16n8k16/m16n8k32 and wmma m16n16k16 (conformance module prog.ptx; targets/spirv/spirv_mma.c): the
+# mma.sync m16n8k16/m16n8k32 and wmma m16n16k16 (conformance module prog.ptx; targets/llvm/emit_lanes_matrix.c): the
 # fragments come by shuffles, f16 dot products are summed in double as the CPU runtime does
 conf=$dir/../conformance/ptx/cu/prog.ptx
 "$p2n" "$conf" --offload-arch=spirv64 -o "$out.mma.spv"
