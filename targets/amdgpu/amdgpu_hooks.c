@@ -151,6 +151,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
         intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &k, 1);
         return NULL;
     }
+    case RT_SMID: return c32(E, 0); /* %nsmid is 1 in the shared emission: 0 is the one valid SM number */
     case RT_CLOCK64: return counter(E, false);
     case RT_GLOBALTIMER: return counter(E, true);
     case RT_TRAP:
