@@ -466,6 +466,16 @@ static bool parse_address(parser *p, ir_operand *o) {
     return true;
 }
 
+/* a video byte/half selector or SIMD mask after a register (%r1.b0, %r2.h10, %r3.b7654): kept in o->val */
+static void reg_selector(parser *p, ir_operand *o) {
+    bool ok;
+    int64_t sel = ir_sel_pack(p->tok.text, p->tok.len, &ok);
+    if (ok) {
+        o->val = sel;
+        next(p);
+    }
+}
+
 static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
     memset(o, 0, sizeof *o);
     token t = p->tok;
@@ -486,9 +496,7 @@ static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
                     next(p);
                 }
             } else {
-                bool ok;
-                int64_t sel = ir_sel_pack(w.text, w.len, &ok);
-                if (ok) { o->val = sel; next(p); }
+                reg_selector(p, o);
             }
         }
         if (o->kind == IR_OPND_VAR && (is_punct(&p->tok, '+') || is_punct(&p->tok, '-')) &&
@@ -521,6 +529,7 @@ static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
             next(p);
             if (!resolve_name(p, &r, o, false)) return false;
             o->flags |= IR_OPNDF_NEG;
+            if (o->kind == IR_OPND_REG && p->tok.kind == TK_DOTWORD) reg_selector(p, o); /* vmad -%r.b1 */
             return true;
         }
         if (t.punct == '-' && (peek(p)->kind == TK_F32 || peek(p)->kind == TK_F64)) {

@@ -123,6 +123,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins);
 bool emit_ctrl(emit_ctx *E, const ir_ins *ins);
 bool emit_sync(emit_ctx *E, const ir_ins *ins);
 bool emit_matrix(emit_ctx *E, const ir_ins *ins); /* ldmatrix stmatrix mma wmma (emit_matrix.c) */
+bool emit_video(emit_ctx *E, const ir_ins *ins);  /* scalar and SIMD video instructions (emit_video.c) */
 
 /* float helpers shared by families (emit_float.c) */
 LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v);  /* flush a subnormal input to signed zero */

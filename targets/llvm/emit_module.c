@@ -187,6 +187,11 @@ static bool dispatch(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_MMA: case IR_OP_LDMATRIX: case IR_OP_STMATRIX: case IR_OP_WMMA_LOAD: case IR_OP_WMMA_STORE:
     case IR_OP_WMMA_MMA:
         return emit_matrix(E, ins);
+    case IR_OP_VADD: case IR_OP_VSUB: case IR_OP_VABSDIFF: case IR_OP_VMIN: case IR_OP_VMAX: case IR_OP_VSHL:
+    case IR_OP_VSHR: case IR_OP_VMAD: case IR_OP_VSET: case IR_OP_VADD2: case IR_OP_VSUB2: case IR_OP_VAVRG2:
+    case IR_OP_VABSDIFF2: case IR_OP_VMIN2: case IR_OP_VMAX2: case IR_OP_VSET2: case IR_OP_VADD4: case IR_OP_VSUB4:
+    case IR_OP_VAVRG4: case IR_OP_VABSDIFF4: case IR_OP_VMIN4: case IR_OP_VMAX4: case IR_OP_VSET4:
+        return emit_video(E, ins);
     default: return emit_int(E, ins);
     }
 }

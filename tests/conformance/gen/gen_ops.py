@@ -590,6 +590,81 @@ def gen_approx():
             comment="PTX ISA: rcp.approx.ftz.f64 is a ~20-bit-accurate estimate; tolerance abs 1e-6 for |x|>=0.33")
 
 
+def gen_video():
+    """Scalar and SIMD video instructions (PTX ISA 9.7.9): byte/half selectors, sign/zero extension per operand
+    type, saturation to the destination type, the secondary operations (.add/.min/.max, merge into a byte or
+    half of c, the SIMD masks) and vshl/vshr/vmad/vset. Inputs: words whose bytes and halves hit the extremes."""
+    fam = "video"
+    V = ["0x00000000", "0xffffffff", "0x7f80ff01", "0x80017fff", "0x12345678", "0xfedcba98", "0x00ff00ff",
+         "0x7fff8000"]
+    S = ["0", "1", "7", "8", "15", "16", "31", "32", "33", "0xffffffff", "0x101", "0x80000000"]
+    C = ["0x9abcdef0", "0x01020304"]
+    ins3 = [("b32", V), ("b32", V), ("b32", C)]
+    ins2 = [("b32", V), ("b32", V)]
+
+    def case(name, body, ins=None):
+        op_case(fam, name, body, ins or ins3, ["b32"], target="sm_80", version="8.0")
+
+    # scalar: vop.dtype.atype.btype{.sat} d, a{.asel}, b{.bsel}{, c with .op2 / merge into d.dsel}
+    for op in ["vadd", "vsub", "vabsdiff", "vmin", "vmax"]:
+        for d, a, b in [("u32", "u32", "u32"), ("s32", "s32", "s32"), ("u32", "s32", "u32"), ("s32", "u32", "s32")]:
+            t = f"{op}_{d[0]}{a[0]}{b[0]}"
+            case(t, f"{op}.{d}.{a}.{b} %D, %A, %B;", ins2)
+            case(t + "_sat", f"{op}.{d}.{a}.{b}.sat %D, %A, %B;", ins2)
+        case(f"{op}_sel_b", f"{op}.s32.u32.s32 %D, %A.b1, %B.b3;", ins2)
+        case(f"{op}_sel_h_sat", f"{op}.u32.s32.s32.sat %D, %A.h1, %B.h0;", ins2)
+        for op2 in ["add", "min", "max"]:
+            case(f"{op}_{op2}", f"{op}.s32.s32.u32.{op2} %D, %A.b2, %B, %C;")
+            case(f"{op}_sat_{op2}", f"{op}.u32.u32.s32.sat.{op2} %D, %A, %B.h1, %C;")
+        for dsel in ["b0", "b1", "b2", "b3", "h0", "h1"]:
+            case(f"{op}_merge_{dsel}", f"{op}.u32.s32.s32.sat %D.{dsel}, %A.b{dsel[1]}, %B, %C;"
+                 if dsel[0] == "b" else f"{op}.s32.s32.s32 %D.{dsel}, %A.{dsel}, %B.h0, %C;")
+    for op in ["vshl", "vshr"]:
+        for d, a in [("u32", "u32"), ("s32", "s32"), ("u32", "s32"), ("s32", "u32")]:
+            for mode in ["clamp", "wrap"]:
+                case(f"{op}_{d[0]}{a[0]}_{mode}", f"{op}.{d}.{a}.u32.{mode} %D, %A, %B;", [("b32", V), ("b32", S)])
+                case(f"{op}_{d[0]}{a[0]}_{mode}_sat", f"{op}.{d}.{a}.u32.{mode}.sat %D, %A, %B;",
+                     [("b32", V), ("b32", S)])
+        case(f"{op}_sel_add", f"{op}.s32.s32.u32.wrap.add %D, %A.h1, %B.b0, %C;", [("b32", V), ("b32", S), ("b32", C)])
+        case(f"{op}_merge_b1", f"{op}.u32.u32.u32.clamp %D.b1, %A, %B, %C;", [("b32", V), ("b32", S), ("b32", C)])
+    for d, a, b in [("u32", "u32", "u32"), ("s32", "s32", "s32"), ("s32", "u32", "s32"), ("u32", "s32", "u32")]:
+        t = f"vmad_{d[0]}{a[0]}{b[0]}"
+        case(t, f"vmad.{d}.{a}.{b} %D, %A, %B, %C;")
+        case(t + "_sat", f"vmad.{d}.{a}.{b}.sat %D, %A.h0, %B.h1, %C;")
+        case(t + "_shr7", f"vmad.{d}.{a}.{b}.shr7 %D, %A.b0, %B.b1, %C;")
+        case(t + "_shr15_sat", f"vmad.{d}.{a}.{b}.sat.shr15 %D, %A.h1, %B.h0, %C;")
+    case("vmad_neg_a", "vmad.s32.s32.s32 %D, -%A, %B, %C;")
+    case("vmad_neg_c", "vmad.s32.s32.s32 %D, %A, %B, -%C;")
+    case("vmad_neg_b_sat", "vmad.s32.s32.s32.sat %D, %A.b2, -%B.b3, %C;")
+    case("vmad_po", "vmad.u32.u32.u32.po %D, %A.h0, %B.h1, %C;")
+    case("vmad_po_sat_shr7", "vmad.s32.s32.s32.po.sat.shr7 %D, %A.b1, %B.b0, %C;")
+    for cmpop in ["eq", "ne", "lt", "le", "gt", "ge"]:
+        case(f"vset_{cmpop}", f"vset.s32.u32.{cmpop} %D, %A.b1, %B.h0;", ins2)
+    case("vset_add", "vset.u32.s32.lt.add %D, %A, %B, %C;")
+    case("vset_min", "vset.s32.s32.ge.min %D, %A.h1, %B.h1, %C;")
+    case("vset_max", "vset.u32.u32.ne.max %D, %A.b3, %B.b0, %C;")
+    case("vset_merge_b2", "vset.s32.s32.gt %D.b2, %A, %B, %C;")
+    # SIMD: vop2/vop4.dtype.atype.btype{.sat} d{.mask}, a{.asel}, b{.bsel}, c; or .add (accumulate)
+    for w, ops, sels, masks in [
+            (2, ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"], ("h32", "h01", "h23"), ("h0", "h1")),
+            (4, ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"], ("b7654", "b0123", "b5173"),
+             ("b2", "b310"))]:
+        for op in ops:
+            for d, a, b in [("u32", "u32", "u32"), ("s32", "s32", "s32"), ("u32", "s32", "u32"), ("s32", "u32", "s32")]:
+                t = f"{op}_{d[0]}{a[0]}{b[0]}"
+                case(t, f"{op}.{d}.{a}.{b} %D, %A, %B, %C;")
+                case(t + "_sat", f"{op}.{d}.{a}.{b}.sat %D, %A, %B, %C;")
+                case(t + "_add", f"{op}.{d}.{a}.{b}.add %D, %A, %B, %C;")
+            case(f"{op}_sel", f"{op}.s32.s32.s32.sat %D, %A.{sels[0]}, %B.{sels[1]}, %C;")
+            case(f"{op}_sel_add", f"{op}.u32.u32.s32.add %D.{masks[1]}, %A.{sels[2]}, %B, %C;")
+            case(f"{op}_mask", f"{op}.u32.s32.s32 %D.{masks[0]}, %A, %B.{sels[2]}, %C;")
+        vset = f"vset{w}"
+        for cmpop in ["eq", "ne", "lt", "le", "gt", "ge"]:
+            case(f"{vset}_{cmpop}", f"{vset}.s32.u32.{cmpop} %D, %A, %B, %C;")
+        case(f"{vset}_add", f"{vset}.s32.s32.lt.add %D, %A.{sels[1]}, %B, %C;")
+        case(f"{vset}_mask", f"{vset}.u32.u32.ge %D.{masks[1]}, %A, %B.{sels[2]}, %C;")
+
+
 def gen_all():
     gen_int()
     gen_extprec()
@@ -600,3 +675,4 @@ def gen_all():
     gen_cmp()
     gen_bits()
     gen_approx()
+    gen_video()
