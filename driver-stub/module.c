@@ -71,6 +71,25 @@ typedef struct jit_opts {
     p2n_options popt;
 } jit_opts;
 
+/* Testing aid: $P2N_FORCE_LACKS (comma-separated: "recursion") adds device_lacks bits to what the backend
+ * found, so a backend whose device has the feature can run the code made for one without it (e.g. the CPU
+ * backend running recursion through the explicit-stack transform, with $P2N_RECURSION_STACK bytes per thread:
+ * tests/driver/run-no-recursion.sh). */
+static unsigned forced_lacks(void)
+{
+    const char *e = getenv("P2N_FORCE_LACKS");
+    unsigned bits = 0;
+    for (const char *s = e; s && *s;) {
+        size_t n = strcspn(s, ",");
+        if (n == 9 && strncmp(s, "recursion", 9) == 0)
+            bits |= P2N_LACKS_RECURSION;
+        else if (n)
+            fprintf(stderr, "libcuda (ptx2native): P2N_FORCE_LACKS: unknown item '%.*s' (recursion)\n", (int)n, s);
+        s += n + (s[n] == ',');
+    }
+    return bits;
+}
+
 static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts *j)
 {
     memset(j, 0, sizeof *j);
@@ -78,7 +97,10 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
     j->popt.arch = p2n_drv.be->jit_arch ? p2n_drv.be->jit_arch : p2n_drv.be->code_arch;
     j->popt.opt_level = 3;
     j->popt.emit = P2N_EMIT_OBJ;
-    j->popt.device_lacks = p2n_drv.dev.device_lacks;
+    j->popt.device_lacks = p2n_drv.dev.device_lacks | forced_lacks();
+    /* per-thread bytes of that explicit stack (testing aid; 0 or unset = the compiler's default) */
+    const char *rs = getenv("P2N_RECURSION_STACK");
+    j->popt.recursion_stack = rs ? (unsigned)strtoul(rs, NULL, 10) : 0;
     j->popt.defer_unsupported = p2n_drv.dev.defer_unsupported;
     if (n == 0)
         return CUDA_SUCCESS;

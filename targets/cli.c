@@ -22,12 +22,17 @@ static void usage(FILE *f) {
           "  -O0 -O1 -O2 -O3         optimisation level (default -O2)\n"
           "  --emit=ir|llvm|asm|obj  what to produce (default obj)\n"
           "  --print-targets         list the targets and whether code generation is available\n"
-          "  -j N, --jobs=N          optimise and compile the kernels of a module on N threads (default 1,\n"
-          "                          or $P2N_JOBS; 0 = one per CPU); the output works the same for every N\n"
+          "  -j N, --jobs=N          optimise and compile the kernels of a module on N threads; the output\n"
+          "                          works the same for every N. Default ($P2N_JOBS, else 0): 0 = one per\n"
+          "                          online CPU for modules with several kernels where that is estimated to\n"
+          "                          pay (>= 1.25x), else one thread\n"
           "  --defer-unsupported     a kernel using PTX the target cannot run becomes a stub that fails at launch\n"
           "                          (CUDA_ERROR_NOT_SUPPORTED, with the reason); the diagnostic is a warning.\n"
           "                          Default: an error for the whole module. (spirv64, AMDGPU; not host)\n"
-          "  --device-lacks=LIST     what the device lacks: subgroups, forward-progress, wg-collectives\n"
+          "  --device-lacks=LIST     what the device lacks: subgroups, forward-progress, wg-collectives,\n"
+          "                          program-globals, fault-isolation, space-query, recursion\n"
+          "  --recursion-stack=BYTES per-thread explicit stack replacing recursion where the device has no call\n"
+          "                          stack (--device-lacks=recursion, always for spirv64); default 16384\n"
           "  -v                      verbose\n"
           "  --version, --help\n"
           "\n"
@@ -146,13 +151,26 @@ int main(int argc, char **argv) {
                 if (strcmp(t, "subgroups") == 0) opt.device_lacks |= P2N_LACKS_SUBGROUPS;
                 else if (strcmp(t, "forward-progress") == 0) opt.device_lacks |= P2N_LACKS_FORWARD_PROGRESS;
                 else if (strcmp(t, "wg-collectives") == 0) opt.device_lacks |= P2N_LACKS_WG_COLLECTIVES;
+                else if (strcmp(t, "program-globals") == 0) opt.device_lacks |= P2N_LACKS_PROGRAM_GLOBALS;
+                else if (strcmp(t, "fault-isolation") == 0) opt.device_lacks |= P2N_LACKS_FAULT_ISOLATION;
+                else if (strcmp(t, "space-query") == 0) opt.device_lacks |= P2N_LACKS_SPACE_QUERY;
+                else if (strcmp(t, "recursion") == 0) opt.device_lacks |= P2N_LACKS_RECURSION;
                 else {
-                    fprintf(stderr, "ptx2native: error: unknown --device-lacks item '%s' (subgroups, forward-progress, wg-collectives)\n", t);
+                    fprintf(stderr, "ptx2native: error: unknown --device-lacks item '%s' (subgroups, forward-progress, wg-collectives, program-globals, fault-isolation, space-query, recursion)\n", t);
                     free(l);
                     return 1;
                 }
             }
             free(l);
+        }
+        else if (strncmp(a, "--recursion-stack=", 18) == 0) {
+            char *end;
+            unsigned long n = strtoul(a + 18, &end, 10);
+            if (!a[18] || *end || n < 64 || n > (1ul << 30)) {
+                fprintf(stderr, "ptx2native: error: --recursion-stack needs a byte count 64..1073741824, not '%s'\n", a + 18);
+                return 1;
+            }
+            opt.recursion_stack = (unsigned)n;
         }
         else if (strcmp(a, "-j") == 0 || (a[0] == '-' && a[1] == 'j' && a[2]) || strncmp(a, "--jobs=", 7) == 0) {
             const char *v = a[1] == 'j' ? (a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "")) : a + 7;
@@ -180,6 +198,8 @@ int main(int argc, char **argv) {
         } else input = a;
     }
     if (!input) { usage(stderr); return 1; }
+    const char *env_jobs = getenv("P2N_JOBS");
+    if (!opt.jobs && !(env_jobs && *env_jobs)) opt.jobs = -1; /* -j0: parallel where it pays (codegen.c) */
     char *archlist = NULL;
     if (strchr(archs, ',')) {
         /* several targets: one P2NCODE1 container (docs/native-container.md), one entry per target */

@@ -9,6 +9,7 @@
 #include "ptx2native.h"
 #include "target.h"
 #include "llvm/codegen.h"
+#include "llvm/eliminate_recursion.h"
 #include "llvm/emit.h"
 #include "spirv/spirv_target.h"
 #include "amdgpu/amdgpu_target.h"
@@ -122,7 +123,18 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
         ir_module_free(m);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
     }
-    if (target->family == TARGET_SPIRV && !spirv_lower_module(er.C, er.M, m, target, &d, &internal)) {
+    /* recursion without a call stack (eliminate_recursion.c), before the target's lowering so that it sees
+     * ordinary functions. SPIR-V always: OpenCL forbids recursion and PoCL 3.1 crashes building a module with
+     * a recursive function. */
+    unsigned lacks = opt->device_lacks | (target->family == TARGET_SPIRV ? P2N_LACKS_RECURSION : 0u);
+    if ((lacks & P2N_LACKS_RECURSION) &&
+        !llvm_eliminate_recursion(er.M, target, opt->recursion_stack, opt->verbose, &d, &internal)) {
+        ir_module_free(m);
+        LLVMDisposeModule(er.M);
+        LLVMContextDispose(er.C);
+        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
+    }
+    if (target->family == TARGET_SPIRV && !spirv_lower_module(er.C, er.M, m, target, opt->device_lacks, &d, &internal)) {
         ir_module_free(m);
         LLVMDisposeModule(er.M);
         LLVMContextDispose(er.C);

@@ -41,8 +41,9 @@ typedef struct p2n_options {
     int max_reg_count;       /* 0 = unlimited (-maxrregcount) */
     int no_fmad;             /* --fmad=false: never contract mul+add */
     /* Threads for per-kernel parallel optimisation + code generation (-j N): 0 = unset ($P2N_JOBS, else 1),
-     * N > 0 = at most N partitions on N threads, < 0 = one per online CPU. The output is functionally the
-     * same for every value (same kernels, globals, shared layout); SPIR-V and text output ignore it. */
+     * N > 0 = at most N partitions on N threads, < 0 = one per online CPU for modules where the split is
+     * estimated to pay (several kernels, enough work; the command line's default). The output is functionally
+     * the same for every value (same kernels, globals, shared layout); SPIR-V and text output ignore it. */
     int jobs;
     /* What the device that will run the code lacks (P2N_LACKS_* bits; 0 = a full-featured device of the
      * target). The driver stub sets them for the device it found (e.g. PoCL's CPU device has no sub-groups). */
@@ -51,6 +52,9 @@ typedef struct p2n_options {
      * stub that fails at launch with CUDA_ERROR_NOT_SUPPORTED and a message naming the instruction and its
      * location, instead of failing the whole module; the diagnostic becomes a warning. Zero: an error. */
     int defer_unsupported;
+    /* Per-thread bytes of the explicit stack that replaces recursion when the device lacks a call stack
+     * (P2N_LACKS_RECURSION; targets/llvm/eliminate_recursion.h); 0 = the default, 16 KiB. */
+    unsigned recursion_stack;
 } p2n_options;
 
 /* p2n_options.device_lacks bits */
@@ -59,6 +63,19 @@ typedef struct p2n_options {
                                        * CPU device): a work-item spinning on another's store never returns */
 #define P2N_LACKS_WG_COLLECTIVES 4u   /* no OpenCL work-group collective functions (bar.red's work-group
                                        * all/any/reduce; PoCL 3.1's CPU device cannot link them) */
+#define P2N_LACKS_PROGRAM_GLOBALS 8u  /* no program-scope variables shared by the kernels of a module (OpenCL's
+                                       * CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE 0; PoCL 3.1 gives each kernel its own
+                                       * copy): module variables live in a runtime buffer (targets/spirv) */
+#define P2N_LACKS_FAULT_ISOLATION 16u /* a memory fault in kernel code kills the process (PoCL's CPU device runs
+                                       * work-groups on its own threads): global/generic accesses are checked
+                                       * against the null page and end the work-item with an illegal-address
+                                       * error instead (targets/spirv) */
+#define P2N_LACKS_SPACE_QUERY 32u     /* to_private/to_local do not tell the state space of a generic address
+                                       * (PoCL 3.1: plain casts): isspacep.local by the work-item's local window
+                                       * (targets/spirv) */
+#define P2N_LACKS_RECURSION 64u       /* no call stack: recursive .funcs become loops over an explicit stack in
+                                       * private memory (targets/llvm/eliminate_recursion.c); always on for
+                                       * SPIR-V (OpenCL forbids recursion) */
 
 /* A finished compilation. `data` holds the output bytes (binary or text); `diagnostics` holds every
  * message in `file:line:col: error: ...` form, one per line, NUL-terminated (empty when there were none).

@@ -19,6 +19,9 @@ typedef struct target_hooks {
     struct LLVMOpaqueValue *(*rt_fn)(struct emit_ctx *E, unsigned slot);
     struct LLVMOpaqueValue *(*rt_call)(struct emit_ctx *E, unsigned slot, struct LLVMOpaqueType *ret,
                                        struct LLVMOpaqueValue **args, unsigned n);
+    /* a p2n_thread_ctx field (emit.h CTX_*) computed directly, e.g. a special register read by intrinsic, instead
+     * of loaded from ctx; NULL (or a NULL result): the load from ctx */
+    struct LLVMOpaqueValue *(*ctx_field)(struct emit_ctx *E, unsigned off, struct LLVMOpaqueType *t);
 } target_hooks;
 
 typedef struct target_desc {

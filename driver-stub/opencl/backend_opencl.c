@@ -49,6 +49,7 @@ struct p2n_bk_module {
     spirv_module_meta meta;
     uint64_t *gaddr;
     uint32_t *trap_rec; /* SVM error record passed to every kernel of a trapping module (meta "p2n:trap"), or NULL */
+    void *gbuf;         /* the module variables (meta "p2n:gbuf", P2N_LACKS_PROGRAM_GLOBALS), or NULL */
 };
 struct p2n_bk_kernel {
     cl_kernel k;
@@ -93,6 +94,18 @@ static unsigned device_lacks(cl_device_id dev) {
     cl_device_type type = 0;
     cl.clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
     if (type & CL_DEVICE_TYPE_CPU) lacks |= P2N_LACKS_FORWARD_PROGRESS;
+    /* a fault on a CPU device's worker thread kills the process; null-page checks turn a null-pointer access into
+     * CUDA_ERROR_ILLEGAL_ADDRESS, but they cost 2-4x on streaming kernels (docs/spirv.md), so they are a debugging
+     * aid that P2N_OPENCL_FAULT_CHECKS=1 turns on, not the default */
+    const char *fc = getenv("P2N_OPENCL_FAULT_CHECKS");
+    if ((type & CL_DEVICE_TYPE_CPU) && fc && !strcmp(fc, "1")) lacks |= P2N_LACKS_FAULT_ISOLATION;
+    /* PoCL's CPU device: to_private/to_local are plain casts (isspacep.local by the local window instead) */
+    if ((type & CL_DEVICE_TYPE_CPU) && S.is_pocl) lacks |= P2N_LACKS_SPACE_QUERY;
+    /* program-scope variables (OpenCL 3.0 optional; PoCL 3.1 reports 0 and gives each kernel its own copy) */
+    size_t gvmax = 0;
+    if (cl.clGetDeviceInfo(dev, CL_DEVICE_MAX_GLOBAL_VARIABLE_SIZE, sizeof gvmax, &gvmax, NULL) != CL_SUCCESS ||
+        !gvmax)
+        lacks |= P2N_LACKS_PROGRAM_GLOBALS;
     return lacks;
 }
 
@@ -267,17 +280,40 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         free(m);
         return CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
-    if (m->meta.nglobals) {
+    if (m->meta.gbuf_bytes) {
+        /* module variables in one buffer (targets/spirv/spirv_globals.c); __p2n_globals initialises it */
+        m->gbuf = cl.clSVMAlloc(S.ctx, CL_MEM_READ_WRITE | (S.fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0),
+                                m->meta.gbuf_bytes, 128);
+        if (!m->gbuf) {
+            cl.clReleaseProgram(m->prog);
+            spirv_meta_free(&m->meta);
+            free(m);
+            if (err) *err = p2n_bk_msg("cannot allocate the module's variables");
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    if (m->meta.nglobals || m->gbuf) {
         /* addresses of module-scope globals: the __p2n_globals kernel writes them */
         cl_kernel gk = cl.clCreateKernel(m->prog, "__p2n_globals", &e);
         uint64_t *buf = cl.clSVMAlloc(S.ctx, CL_MEM_READ_WRITE | (S.fine ? CL_MEM_SVM_FINE_GRAIN_BUFFER : 0),
-                                      8 * m->meta.nglobals, 64);
-        m->gaddr = calloc(m->meta.nglobals, 8);
+                                      8 * m->meta.nglobals + 8, 64);
+        m->gaddr = calloc(m->meta.nglobals + 1, 8);
         size_t one = 1;
         if (!gk || !buf || cl.clSetKernelArgSVMPointer(gk, 0, buf) != CL_SUCCESS ||
+            (m->gbuf && cl.clSetKernelArgSVMPointer(gk, 1, m->gbuf) != CL_SUCCESS) ||
             cl.clEnqueueNDRangeKernel(S.q, gk, 1, NULL, &one, &one, 0, NULL, NULL) != CL_SUCCESS ||
             cpy(m->gaddr, buf, 8 * m->meta.nglobals) != CUDA_SUCCESS) {
             if (err) *err = p2n_bk_msg("cannot query the module's global addresses");
+            if (m->gbuf) { /* the variables were not initialised: the module cannot run */
+                if (gk) cl.clReleaseKernel(gk);
+                if (buf) cl.clSVMFree(S.ctx, buf);
+                cl.clSVMFree(S.ctx, m->gbuf);
+                cl.clReleaseProgram(m->prog);
+                spirv_meta_free(&m->meta);
+                free(m->gaddr);
+                free(m);
+                return CUDA_ERROR_INVALID_IMAGE;
+            }
         }
         if (gk) cl.clReleaseKernel(gk);
         if (buf) cl.clSVMFree(S.ctx, buf);
@@ -289,6 +325,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         uint32_t zero[SPIRV_REC_BYTES / 4] = {0};
         if (!m->trap_rec || cpy(m->trap_rec, zero, sizeof zero) != CUDA_SUCCESS) {
             if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
+            if (m->gbuf) cl.clSVMFree(S.ctx, m->gbuf);
             cl.clReleaseProgram(m->prog);
             spirv_meta_free(&m->meta);
             free(m->gaddr);
@@ -305,6 +342,7 @@ static void ocl_module_unload(p2n_bk_module *m) {
     if (!m) return;
     cl.clReleaseProgram(m->prog);
     if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
+    if (m->gbuf) cl.clSVMFree(S.ctx, m->gbuf);
     spirv_meta_free(&m->meta);
     free(m->gaddr);
     free(m);
@@ -381,6 +419,8 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         else if (cpy(at, &now, sizeof now) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
     }
     if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
+    if (e == CL_SUCCESS && k->mod->gbuf)
+        e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2 + (k->mod->trap_rec != NULL), k->mod->gbuf);
     if (e != CL_SUCCESS) {
         if (err) *err = p2n_bk_msg("clSetKernelArg failed (%d)", e);
         return CUDA_ERROR_INVALID_VALUE;

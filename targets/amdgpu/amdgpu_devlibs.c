@@ -1,11 +1,13 @@
-/* amdgpu_devlibs.c — ROCm device-library math: ocml.bc linked into the AMDGPU module in process, then the
- * __oclc_* control constants the library reads are defined for the target (docs/amdgpu.md "Math").
+/* amdgpu_devlibs.c — ROCm device libraries linked into the AMDGPU module in process: ocml.bc (math) and
+ * ockl.bc (HIP's hostcall printf and device heap, amdgpu_printf.c), then the __oclc_* control constants the
+ * libraries read are defined for the target (docs/amdgpu.md "Math", "printf, malloc and free").
  *
- * Only modules whose hooks called an __ocml_* function pay for it (amd_rt_fn routes sin/cos/ex2/lg2/tanh
- * .approx there). The file is read once per process and cut down to those functions (subset()); every compile
- * parses that lazily in its own context, and since ocml defines everything linkonce_odr, LLVMLinkModules2
- * pulls only the functions reachable from our calls (the IR mover materialises linkonce definitions on
- * reference) — no per-function walk needed. Measured cost: docs/amdgpu.md "Math".
+ * Only modules whose hooks called an __ocml_* / __ockl_* function pay for it (amd_rt_fn routes sin/cos/ex2/lg2/
+ * tanh .approx to ocml; printf, malloc and free go to ockl). Each file is read once per process and cut down to
+ * the functions we call (subset()); every compile parses that lazily in its own context, and since the libraries
+ * define everything linkonce_odr, LLVMLinkModules2 pulls only the functions reachable from our calls (the IR
+ * mover materialises linkonce definitions on reference) — no per-function walk needed. Measured cost:
+ * docs/amdgpu.md "Math".
  *
  * Order matters (shared/docs/targets.md §1.8): the constants are given initialisers AFTER linking. A module of
  * linkonce constants linked first is dropped (nothing references it yet), the loads stay external, lld
@@ -24,25 +26,38 @@
 #define P2N_ROCM_BITCODE_DIR "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
 #endif
 
-/* The library functions the hooks call (amd_rt_fn) and the PTX they implement (for diagnostics). Only these
- * and what they reach are kept in the per-process copy (subset()); a call to any other __ocml_* function is an
- * internal error after linking, never an undefined symbol. */
-static const char *const lib_fns[][2] = {{"__ocml_sin_f32", "sin.approx"}, {"__ocml_cos_f32", "cos.approx"},
-                                         {"__ocml_exp2_f32", "ex2.approx"}, {"__ocml_log2_f32", "lg2.approx"},
-                                         {"__ocml_tanh_f32", "tanh.approx"}};
-enum { N_LIB_FNS = sizeof lib_fns / sizeof lib_fns[0] };
+/* The library functions the hooks call (amd_rt_fn, amdgpu_printf.c) and the PTX they implement (for
+ * diagnostics). Only these and what they reach are kept in the per-process copies (subset()); a call to any
+ * other library function is an internal error after linking, never an undefined symbol. */
+static const char *const ocml_fns[][2] = {{"__ocml_sin_f32", "sin.approx"}, {"__ocml_cos_f32", "cos.approx"},
+                                          {"__ocml_exp2_f32", "ex2.approx"}, {"__ocml_log2_f32", "lg2.approx"},
+                                          {"__ocml_tanh_f32", "tanh.approx"}};
+static const char *const ockl_fns[][2] = {
+    {"__ockl_printf_begin", "printf"}, {"__ockl_printf_append_args", "printf"},
+    {"__ockl_printf_append_string_n", "printf"}, {"__ockl_dm_alloc", "malloc"}, {"__ockl_dm_dealloc", "free"}};
+
+/* one library: the process-wide copy of its bitcode (never freed: every later compile parses from it) */
+typedef struct devlib {
+    const char *file, *prefix; /* ocml.bc, "__ocml" */
+    const char *const (*fns)[2];
+    unsigned nfns;
+    pthread_once_t once;
+    char *bytes;
+    size_t size;
+    char where[1024]; /* the path read, or the places searched when not found */
+} devlib;
+
+static devlib libs[] = {
+    {"ocml.bc", "__ocml", ocml_fns, sizeof ocml_fns / sizeof ocml_fns[0], PTHREAD_ONCE_INIT, NULL, 0, {0}},
+    {"ockl.bc", "__ockl", ockl_fns, sizeof ockl_fns / sizeof ockl_fns[0], PTHREAD_ONCE_INIT, NULL, 0, {0}}};
+enum { N_LIBS = sizeof libs / sizeof libs[0] };
 
 static const char *ptx_name(const char *fn) {
-    for (unsigned i = 0; i < N_LIB_FNS; i++)
-        if (!strcmp(fn, lib_fns[i][0])) return lib_fns[i][1];
+    for (unsigned l = 0; l < N_LIBS; l++)
+        for (unsigned i = 0; i < libs[l].nfns; i++)
+            if (!strcmp(fn, libs[l].fns[i][0])) return libs[l].fns[i][1];
     return fn;
 }
-
-/* the process-wide copy of ocml.bc (never freed: every later compile parses from it) */
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static char *ocml_bytes;
-static size_t ocml_size;
-static char ocml_where[1024]; /* the path read, or the places searched when not found */
 
 static bool read_file(const char *path, char **data, size_t *size) {
     FILE *f = fopen(path, "rb");
@@ -68,36 +83,40 @@ static bool read_file(const char *path, char **data, size_t *size) {
     return true;
 }
 
-/* Replace the cached ocml.bc (190 KB, ~500 functions) by bitcode holding only lib_fns and what they reach,
- * still linkonce_odr: every compile then parses a few KB instead of the whole library's symbol table. Built
- * once, in a private context; on any failure the whole library stays. */
-static void subset(void) {
+/* Replace the cached library (ocml.bc: 190 KB, ~500 functions) by bitcode holding only L->fns and what they
+ * reach, still linkonce_odr: every compile then parses a few KB instead of the whole library's symbol table.
+ * Built once, in a private context; on any failure the whole library stays. */
+static void subset(devlib *L) {
     LLVMContextRef pc = LLVMContextCreate();
-    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(ocml_bytes, ocml_size, "ocml.bc", 0);
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(L->bytes, L->size, L->file, 0);
     LLVMModuleRef lib = NULL;
     if (LLVMGetBitcodeModuleInContext2(pc, buf, &lib)) {
         LLVMDisposeMemoryBuffer(buf);
         LLVMContextDispose(pc);
         return;
     }
-    LLVMModuleRef seed = LLVMModuleCreateWithNameInContext("ocml-subset", pc);
+    LLVMModuleRef seed = LLVMModuleCreateWithNameInContext("devlib-subset", pc);
     LLVMSetDataLayout(seed, LLVMGetDataLayoutStr(lib));
     LLVMSetTarget(seed, LLVMGetTarget(lib));
-    LLVMTypeRef f32 = LLVMFloatTypeInContext(pc);
-    for (unsigned i = 0; i < N_LIB_FNS; i++) LLVMAddFunction(seed, lib_fns[i][0], LLVMFunctionType(f32, &f32, 1, 0));
+    bool all = true;
+    for (unsigned i = 0; i < L->nfns && all; i++) { /* declared with the library's own types */
+        LLVMValueRef f = LLVMGetNamedFunction(lib, L->fns[i][0]);
+        all = f != NULL;
+        if (all) LLVMAddFunction(seed, L->fns[i][0], LLVMGlobalGetValueType(f));
+    }
+    if (!all) LLVMDisposeModule(lib);
     /* a declaration in the destination pulls the linkonce definition and, through it, its callees */
-    if (!LLVMLinkModules2(seed, lib)) {
-        bool all = true;
-        for (unsigned i = 0; i < N_LIB_FNS; i++)
-            all = all && !LLVMIsDeclaration(LLVMGetNamedFunction(seed, lib_fns[i][0]));
+    if (all && !LLVMLinkModules2(seed, lib)) {
+        for (unsigned i = 0; i < L->nfns; i++)
+            all = all && !LLVMIsDeclaration(LLVMGetNamedFunction(seed, L->fns[i][0]));
         LLVMMemoryBufferRef out = all ? LLVMWriteBitcodeToMemoryBuffer(seed) : NULL;
         size_t n = out ? LLVMGetBufferSize(out) : 0;
         char *copy = n ? malloc(n) : NULL;
         if (copy) {
             memcpy(copy, LLVMGetBufferStart(out), n);
-            free(ocml_bytes);
-            ocml_bytes = copy;
-            ocml_size = n;
+            free(L->bytes);
+            L->bytes = copy;
+            L->size = n;
         }
         if (out) LLVMDisposeMemoryBuffer(out);
     }
@@ -105,26 +124,28 @@ static void subset(void) {
     LLVMContextDispose(pc);
 }
 
-static void load(void) {
+static void load(devlib *L) {
     /* P2N_ROCM_DEVICE_LIBS (a directory) replaces the built-in search path */
     const char *env = getenv("P2N_ROCM_DEVICE_LIBS");
     const char *dirs[] = {P2N_ROCM_BITCODE_DIR, "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode", "/opt/rocm/amdgcn/bitcode"};
     unsigned nd = sizeof dirs / sizeof dirs[0];
     if (env && *env) { dirs[0] = env; nd = 1; }
     size_t used = 0;
-    ocml_where[0] = 0;
+    L->where[0] = 0;
     for (unsigned i = 0; i < nd; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/ocml.bc", dirs[i]);
-        if (read_file(path, &ocml_bytes, &ocml_size)) {
-            snprintf(ocml_where, sizeof ocml_where, "%s", path);
-            subset();
+        snprintf(path, sizeof path, "%s/%s", dirs[i], L->file);
+        if (read_file(path, &L->bytes, &L->size)) {
+            snprintf(L->where, sizeof L->where, "%s", path);
+            subset(L);
             return;
         }
-        int w = snprintf(ocml_where + used, sizeof ocml_where - used, "%s%s", used ? ", " : "", path);
-        if (w > 0 && (size_t)w < sizeof ocml_where - used) used += (size_t)w;
+        int w = snprintf(L->where + used, sizeof L->where - used, "%s%s", used ? ", " : "", path);
+        if (w > 0 && (size_t)w < sizeof L->where - used) used += (size_t)w;
     }
 }
+static void load_ocml(void) { load(&libs[0]); }
+static void load_ockl(void) { load(&libs[1]); }
 
 /* gfxXYZ -> X*1000 + Y*100 + Z (Y, Z hex digits: gfx90a = 9.0.10 -> 9010, gfx1201 -> 12001) */
 static int isa_version(const char *cpu) {
@@ -144,14 +165,14 @@ static int isa_version(const char *cpu) {
     return major * 1000 + d[0] * 100 + d[1];
 }
 
-static bool is_lib_fn(const char *name) { return strncmp(name, "__ocml", 6) == 0; }
+static bool is_lib_fn(const char *name) { return !strncmp(name, "__ocml", 6) || !strncmp(name, "__ockl", 6); }
 
-/* first __ocml_* function our code calls, or NULL */
-static const char *needs_ocml(LLVMModuleRef M) {
+/* first function of library L our code calls, or NULL */
+static const char *needs(LLVMModuleRef M, const devlib *L) {
     for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
         size_t n;
         const char *name = LLVMGetValueName2(f, &n);
-        if (LLVMIsDeclaration(f) && is_lib_fn(name) && LLVMGetFirstUse(f)) return name;
+        if (LLVMIsDeclaration(f) && !strncmp(name, L->prefix, 6) && LLVMGetFirstUse(f)) return name;
     }
     return NULL;
 }
@@ -178,37 +199,61 @@ static void internalize(LLVMValueRef g) {
     LLVMSetVisibility(g, LLVMDefaultVisibility);
 }
 
-bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, p2n_diags *d, bool *internal) {
-    const char *first = needs_ocml(M);
-    if (!first) return true;
-    pthread_once(&load_once, load);
-    if (!ocml_bytes) {
-        diag_plain(d, "error", "ROCm device library ocml.bc not found (needed for %s on %s); searched: %s. Install "
-                   "rocm-device-libs or set P2N_ROCM_DEVICE_LIBS to the directory holding ocml.bc",
-                   ptx_name(first), t->name, ocml_where);
+/* Link library L (needed for `first`) into M. Our declarations must have the library's types: another
+ * rocm-device-libs release may change a signature (ockl's __ockl_dm_alloc once returned i64), and a call
+ * through a mismatched type is undefined, not a link error. False: diagnosed. */
+static bool link_one(LLVMContextRef C, LLVMModuleRef M, devlib *L, const char *first, const target_desc *t,
+                     p2n_diags *d, bool *internal) {
+    pthread_once(&L->once, L == &libs[0] ? load_ocml : load_ockl);
+    if (!L->bytes) {
+        diag_plain(d, "error", "ROCm device library %s not found (needed for %s on %s); searched: %s. Install "
+                   "rocm-device-libs or set P2N_ROCM_DEVICE_LIBS to the directory holding %s",
+                   L->file, ptx_name(first), t->name, L->where, L->file);
         return false;
     }
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(L->bytes, L->size, L->file, 0);
+    LLVMModuleRef lib = NULL;
+    if (LLVMGetBitcodeModuleInContext2(C, buf, &lib)) {
+        LLVMDisposeMemoryBuffer(buf);
+        diag_plain(d, "error", "ROCm device library %s is not bitcode this LLVM can read", L->where);
+        return false;
+    }
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+        size_t n;
+        const char *name = LLVMGetValueName2(f, &n);
+        if (!LLVMIsDeclaration(f) || strncmp(name, L->prefix, 6) || !LLVMGetFirstUse(f)) continue;
+        LLVMValueRef lf = LLVMGetNamedFunction(lib, name);
+        if (lf && LLVMGlobalGetValueType(lf) != LLVMGlobalGetValueType(f)) {
+            diag_plain(d, "error", "ROCm device library %s defines %s (for %s) with another signature than this "
+                       "ptx2native calls; use the rocm-device-libs it was built for", L->where, name, ptx_name(name));
+            LLVMDisposeModule(lib);
+            return false;
+        }
+    }
+    /* same layout and triple as ours, so the linker has nothing to warn about (5.2 bitcode, older layout) */
+    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(M));
+    LLVMSetTarget(lib, LLVMGetTarget(M));
+    if (LLVMLinkModules2(M, lib)) { /* lib is destroyed either way */
+        diag_plain(d, "error", "internal compiler error: linking the ROCm device library %s failed", L->where);
+        *internal = true;
+        return false;
+    }
+    return true;
+}
+
+bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, p2n_diags *d, bool *internal) {
+    const char *first[N_LIBS];
+    bool any = false;
+    for (unsigned l = 0; l < N_LIBS; l++) any |= (first[l] = needs(M, &libs[l])) != NULL;
+    if (!any) return true;
     int isa = isa_version(t->cpu);
     if (isa < 0) {
         diag_plain(d, "error", "internal compiler error: no ISA version for %s", t->cpu);
         *internal = true;
         return false;
     }
-    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRange(ocml_bytes, ocml_size, "ocml.bc", 0);
-    LLVMModuleRef lib = NULL;
-    if (LLVMGetBitcodeModuleInContext2(C, buf, &lib)) {
-        LLVMDisposeMemoryBuffer(buf);
-        diag_plain(d, "error", "ROCm device library %s is not bitcode this LLVM can read", ocml_where);
-        return false;
-    }
-    /* same layout and triple as ours, so the linker has nothing to warn about (5.2 bitcode, older layout) */
-    LLVMSetDataLayout(lib, LLVMGetDataLayoutStr(M));
-    LLVMSetTarget(lib, LLVMGetTarget(M));
-    if (LLVMLinkModules2(M, lib)) { /* lib is destroyed either way */
-        diag_plain(d, "error", "internal compiler error: linking the ROCm device library %s failed", ocml_where);
-        *internal = true;
-        return false;
-    }
+    for (unsigned l = 0; l < N_LIBS; l++)
+        if (first[l] && !link_one(C, M, &libs[l], first[l], t, d, internal)) return false;
     /* after linking (see the header): wave size, no DAZ / finite-only / unsafe math (IEEE, like our FP
      * environment), correctly rounded f32 sqrt, code object v5 */
     LLVMContextRef c = C;
@@ -225,8 +270,23 @@ bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t
     /* no exported library symbols: everything linked becomes internal (dropped when unused after inlining) */
     for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) internalize(f);
     for (LLVMValueRef g = LLVMGetFirstGlobal(M); g; g = LLVMGetNextGlobal(g)) internalize(g);
-    /* a control constant this ocml reads and we do not know, or a library function outside lib_fns, would stay
-     * an undefined symbol */
+    /* ockl has unnamed internal globals and functions: the AMDGPU asm printer and the MC lowering name them
+     * __unnamed_N independently ("symbol '__unnamed_1' is already defined"), and the per-kernel split finds
+     * values by name */
+    unsigned anon = 0;
+    char nm[32];
+    for (LLVMValueRef g = LLVMGetFirstGlobal(M); g; g = LLVMGetNextGlobal(g)) {
+        size_t n;
+        LLVMGetValueName2(g, &n);
+        if (!n) snprintf(nm, sizeof nm, "__p2n_devlib.%u", anon++), LLVMSetValueName2(g, nm, strlen(nm));
+    }
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+        size_t n;
+        LLVMGetValueName2(f, &n);
+        if (!n) snprintf(nm, sizeof nm, "__p2n_devlib.%u", anon++), LLVMSetValueName2(f, nm, strlen(nm));
+    }
+    /* a control constant a library reads and we do not know, or a library function outside ocml_fns/ockl_fns,
+     * would stay an undefined symbol */
     for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
         size_t n;
         const char *name = LLVMGetValueName2(f, &n);
@@ -240,7 +300,8 @@ bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t
         size_t n;
         const char *name = LLVMGetValueName2(g, &n);
         if (LLVMIsDeclaration(g) && !strncmp(name, "__oclc_", 7)) {
-            diag_plain(d, "error", "internal compiler error: %s reads an unknown control constant %s", ocml_where, name);
+            diag_plain(d, "error", "internal compiler error: a ROCm device library reads an unknown control constant "
+                       "%s", name);
             *internal = true;
             return false;
         }

@@ -169,12 +169,10 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
         LLVMValueRef r = intrin(E, "llvm.amdgcn.is.private", NULL, 0, &p, 1);
         return LLVMBuildZExt(BLD, r, E->i32, "");
     }
-    case RT_VPRINTF: case RT_MALLOC: case RT_FREE:
-        if (!E->ins) { /* runtime stub body: diagnosed by amdgpu_lower_module when called */
-            intrin(E, "llvm.trap", NULL, 0, NULL, 0);
-            return ret == E->vd ? NULL : LLVMGetPoison(ret);
-        }
-        /* fall through */
+    /* HIP's hostcall printf and device heap (ockl), amdgpu_printf.c */
+    case RT_VPRINTF: return amd_vprintf(E, a);
+    case RT_MALLOC: return amd_malloc(E, a);
+    case RT_FREE: amd_free(E, a); return NULL;
     default: {
         static const char *const names[] = {
             "bar.red", "bar.red", "shfl", "vote", "match.any", "match.all", "redux", "activemask", "bar.warp.sync",
@@ -217,4 +215,52 @@ static LLVMValueRef amd_rt_fn(emit_ctx *E, unsigned slot) {
 const char *const amdgpu_syncscopes[P2N_SCOPE_COUNT] = {
     [P2N_SCOPE_CTA] = "workgroup", [P2N_SCOPE_CLUSTER] = "agent", [P2N_SCOPE_GPU] = "agent", [P2N_SCOPE_SYS] = ""};
 
-const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call};
+/* HSA dispatch packet field (ntid: workgroup_size_x/y/z at 4, grid: grid_size_x/y/z at 12), zero-extended. The
+ * packet does not change while the kernel runs: invariant, so the reads of every use CSE into one. */
+static LLVMValueRef dispatch_u32(emit_ctx *E, unsigned off, LLVMTypeRef ty) {
+    LLVMValueRef dp = intrin(E, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0);
+    LLVMValueRef o = c64(E, off);
+    LLVMValueRef v = LLVMBuildLoad2(BLD, ty, LLVMBuildGEP2(BLD, E->i8, dp, &o, 1, ""), "");
+    LLVMSetAlignment(v, ty == E->i16 ? 2 : 4);
+    LLVMSetMetadata(v, LLVMGetMDKindIDInContext(E->C, "invariant.load", 14),
+                    LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, NULL, 0)));
+    return LLVMBuildZExt(BLD, v, E->i32, "");
+}
+
+static LLVMValueRef ntid(emit_ctx *E, unsigned c) { return dispatch_u32(E, 4 + 2 * c, E->i16); }
+
+/* Special registers straight from intrinsics and the dispatch packet, in kernels and device functions alike
+ * (the workitem ids and the dispatch pointer reach callees through the calling convention): ctx then carries
+ * only the shared-memory window (amdgpu_lower.c), and a kernel whose callees do not read it passes no ctx at
+ * all, where filling it in scratch around (indirect, recursive) calls cost two udivs and a dozen stores.
+ * Same values as the ctx the wrapper used to fill: laneid/warpid from the linear thread index. */
+static LLVMValueRef amd_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
+    static const char *const wi[3] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y",
+                                      "llvm.amdgcn.workitem.id.z"};
+    static const char *const wg[3] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
+                                      "llvm.amdgcn.workgroup.id.z"};
+    if (t != E->i32) return NULL;
+    if (off < CTX_TID + 12 && off % 4 == 0) /* CTX_TID = 0 */
+        return intrin(E, wi[(off - CTX_TID) / 4], NULL, 0, NULL, 0);
+    if (off >= CTX_NTID && off < CTX_NTID + 12 && off % 4 == 0) return ntid(E, (off - CTX_NTID) / 4);
+    if (off >= CTX_CTAID && off < CTX_CTAID + 12 && off % 4 == 0)
+        return intrin(E, wg[(off - CTX_CTAID) / 4], NULL, 0, NULL, 0);
+    if (off >= CTX_NCTAID && off < CTX_NCTAID + 12 && off % 4 == 0) {
+        unsigned c = (off - CTX_NCTAID) / 4;
+        return LLVMBuildUDiv(BLD, dispatch_u32(E, 12 + 4 * c, E->i32), ntid(E, c), "");
+    }
+    if (off == CTX_LANEID || off == CTX_WARPID) {
+        LLVMValueRef tid[3];
+        for (unsigned c = 0; c < 3; c++) tid[c] = intrin(E, wi[c], NULL, 0, NULL, 0);
+        LLVMValueRef yz = LLVMBuildAdd(BLD, tid[1], LLVMBuildMul(BLD, ntid(E, 1), tid[2], ""), "");
+        LLVMValueRef lin = LLVMBuildAdd(BLD, tid[0], LLVMBuildMul(BLD, ntid(E, 0), yz, ""), "");
+        return off == CTX_LANEID ? LLVMBuildAnd(BLD, lin, c32(E, 31), "") : LLVMBuildLShr(BLD, lin, c32(E, 5), "");
+    }
+    if (off == CTX_NWARPID) {
+        LLVMValueRef n = LLVMBuildMul(BLD, LLVMBuildMul(BLD, ntid(E, 0), ntid(E, 1), ""), ntid(E, 2), "");
+        return LLVMBuildLShr(BLD, LLVMBuildAdd(BLD, n, c32(E, 31), ""), c32(E, 5), "");
+    }
+    return NULL;
+}
+
+const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field};

@@ -28,8 +28,15 @@ void amd_warp_matrix(emit_ctx *E, LLVMValueRef *a); /* ldmatrix/stmatrix/mma/wmm
 void amd_barrier(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a);
 
-/* amdgpu_devlibs.c: when the module calls __ocml_* functions, link ocml.bc (in process) and define the
- * __oclc_* control constants for t afterwards; library code becomes internal. False: diagnosed. */
+/* amdgpu_printf.c: vprintf (a marker until amdgpu_lower_printf), malloc, free (a: the stubs' arguments) */
+LLVMValueRef amd_vprintf(emit_ctx *E, LLVMValueRef *a);
+LLVMValueRef amd_malloc(emit_ctx *E, LLVMValueRef *a);
+void amd_free(emit_ctx *E, LLVMValueRef *a);
+/* before optimisation: the markers -> ockl hostcall printf calls (formats must be constant). False: diagnosed. */
+bool amdgpu_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
+
+/* amdgpu_devlibs.c: when the module calls __ocml_* / __ockl_* functions, link ocml.bc / ockl.bc (in process) and
+ * define the __oclc_* control constants for t afterwards; library code becomes internal. False: diagnosed. */
 bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, p2n_diags *d, bool *internal);
 
 #endif

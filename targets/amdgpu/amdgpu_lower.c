@@ -3,9 +3,10 @@
  * emit_module builds every kernel as `void body(ptr params, ptr ctx)` reading ids and sizes from the
  * p2n_thread_ctx (driver-stub/cpu/host_abi.h) and describes the kernels in the host descriptor
  * `__p2n_module`. Here each kernel gets an `amdgpu_kernel` wrapper whose explicit arguments ARE the PTX
- * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx from
- * llvm.amdgcn.workitem.id / workgroup.id and the HSA dispatch packet and calls the (always inlined) body;
- * after inlining SROA turns every ctx access into the intrinsic value. Shared memory: one static LDS window per
+ * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx with the shared-memory
+ * window and calls the (always inlined) body; special registers do not go through ctx on AMDGPU (intrinsics in
+ * every function, amdgpu_hooks.c), and calls pass no ctx when no device function reads it (drop_unread_ctx),
+ * so SROA removes it. Shared memory: one static LDS window per
  * kernel (its own statics) plus the external zero-size LDS array for dynamic shared memory, which the back end
  * places after all static LDS of the kernel. */
 #include <llvm-c/Target.h>
@@ -24,6 +25,7 @@ static void init(void) {
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    LLVMInitializeAMDGPUAsmParser(); /* ockl.bc (printf, malloc) holds inline assembly */
 }
 void amdgpu_init_llvm(void) { pthread_once(&once, init); }
 
@@ -125,25 +127,8 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
     LLVMSetAlignment(ctx5, 8);
     LLVMValueRef ctx = LLVMBuildAddrSpaceCast(L->B, ctx5, L->ptr, "");
     LLVMValueRef dp = call_intrin(L, "llvm.amdgcn.dispatch.ptr", NULL, 0, NULL, 0);
-    LLVMValueRef tid[3], ntid[3];
-    static const char *const wi[3] = {"llvm.amdgcn.workitem.id.x", "llvm.amdgcn.workitem.id.y", "llvm.amdgcn.workitem.id.z"};
-    static const char *const wg[3] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y", "llvm.amdgcn.workgroup.id.z"};
-    for (unsigned c = 0; c < 3; c++) {
-        tid[c] = call_intrin(L, wi[c], NULL, 0, NULL, 0);
-        ntid[c] = load_dp(L, dp, 4 + 2 * c, L->i16);
-        LLVMValueRef grid = load_dp(L, dp, 12 + 4 * c, L->i32);
-        store_ctx(L, ctx, offsetof(p2n_thread_ctx, tid) + 4 * c, tid[c]);
-        store_ctx(L, ctx, offsetof(p2n_thread_ctx, ntid) + 4 * c, ntid[c]);
-        store_ctx(L, ctx, offsetof(p2n_thread_ctx, ctaid) + 4 * c, call_intrin(L, wg[c], NULL, 0, NULL, 0));
-        store_ctx(L, ctx, offsetof(p2n_thread_ctx, nctaid) + 4 * c, LLVMBuildUDiv(L->B, grid, ntid[c], ""));
-    }
-    LLVMValueRef lin = LLVMBuildAdd(L->B, tid[0],
-        LLVMBuildMul(L->B, ntid[0], LLVMBuildAdd(L->B, tid[1], LLVMBuildMul(L->B, ntid[1], tid[2], ""), ""), ""), "");
-    LLVMValueRef nthr = LLVMBuildMul(L->B, LLVMBuildMul(L->B, ntid[0], ntid[1], ""), ntid[2], "");
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, laneid), LLVMBuildAnd(L->B, lin, k32(L, 31), ""));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, warpid), LLVMBuildLShr(L->B, lin, k32(L, 5), ""));
-    store_ctx(L, ctx, offsetof(p2n_thread_ctx, nwarpid),
-              LLVMBuildLShr(L->B, LLVMBuildAdd(L->B, nthr, k32(L, 31), ""), k32(L, 5), ""));
+    /* tid/ntid/ctaid/nctaid/laneid/warpid/nwarpid are not stored: every function reads them from intrinsics
+     * (amd_ctx_field in amdgpu_hooks.c); ctx holds the shared-memory window and the host-model constants */
     /* group_segment_size = static + dynamic LDS; dynamic LDS starts at dyn, so the window spans win..end and the
      * dynamic part sits at offset dyn - win in it (what the emission reads as smem_size - dynamic_smem_size) */
     LLVMValueRef gseg = load_dp(L, dp, 28, L->i32);
@@ -205,6 +190,67 @@ static void retarget_allocas(lower *L) {
             }
 }
 
+/* Is param `p` (a ctx) only handed on as the ctx (first) argument of calls to device functions (`dev`, or
+ * indirect: PTX calls only .func functions indirectly)? */
+static bool ctx_only_passed(LLVMValueRef p, LLVMValueRef *dev, unsigned ndev) {
+    for (LLVMUseRef u = LLVMGetFirstUse(p); u; u = LLVMGetNextUse(u)) {
+        LLVMValueRef c = LLVMGetUser(u);
+        if (!LLVMIsACallInst(c) || LLVMGetNumArgOperands(c) < 1 || LLVMGetOperand(c, 0) != p) return false;
+        for (int i = 1; i < LLVMGetNumOperands(c); i++)
+            if (LLVMGetOperand(c, i) == p) return false;
+        LLVMValueRef callee = LLVMGetCalledValue(c);
+        if (!LLVMIsAFunction(callee)) continue;
+        bool found = false;
+        for (unsigned i = 0; i < ndev && !found; i++) found = dev[i] == callee;
+        if (!found) return false;
+    }
+    return true;
+}
+
+/* Device functions take ctx first (emit.h). With the special registers read by intrinsics, ctx holds only
+ * the shared-memory window; when no device function reads it (each only passes it on), every call to one gets
+ * poison instead, so the kernel's ctx does not escape into (indirect, recursive) calls and SROA deletes it
+ * (it was built in scratch around every such call). */
+static void drop_unread_ctx(lower *L, const ir_module *m) {
+    LLVMValueRef *dev = calloc(m->nfuncs + 1, sizeof *dev);
+    unsigned ndev = 0;
+    bool ok = true;
+    for (uint32_t fi = 0; fi < m->nfuncs && ok; fi++) {
+        const ir_func *f = &m->funcs[fi];
+        if (f->is_entry || !f->has_body) continue;
+        LLVMValueRef fn = LLVMGetNamedFunction(L->M, ir_str(m, f->name));
+        ok = fn && LLVMCountParams(fn) == 3 && LLVMGetFirstBasicBlock(fn);
+        if (ok) dev[ndev++] = fn;
+    }
+    /* an indirect call could reach an external .func (no body here) only if its address is taken: then keep ctx */
+    for (uint32_t fi = 0; fi < m->nfuncs && ok; fi++) {
+        const ir_func *f = &m->funcs[fi];
+        LLVMValueRef fn = f->is_entry || f->has_body ? NULL : LLVMGetNamedFunction(L->M, ir_str(m, f->name));
+        for (LLVMUseRef u = fn ? LLVMGetFirstUse(fn) : NULL; u && ok; u = LLVMGetNextUse(u))
+            ok = LLVMIsACallInst(LLVMGetUser(u)) && LLVMGetCalledValue(LLVMGetUser(u)) == fn;
+    }
+    for (unsigned i = 0; i < ndev && ok; i++) ok = ctx_only_passed(LLVMGetParam(dev[i], 0), dev, ndev);
+    if (ok && ndev) {
+        LLVMValueRef none = LLVMGetPoison(L->ptr);
+        for (unsigned i = 0; i < ndev; i++) LLVMReplaceAllUsesWith(LLVMGetParam(dev[i], 0), none);
+        for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+            const ir_func *f = &m->funcs[fi];
+            LLVMValueRef fn = f->is_entry ? LLVMGetNamedFunction(L->M, ir_str(m, f->name)) : NULL;
+            if (!fn || LLVMCountParams(fn) != 2) continue;
+            LLVMValueRef ctx = LLVMGetParam(fn, 1);
+            for (LLVMUseRef u = LLVMGetFirstUse(ctx), nx; u; u = nx) {
+                nx = LLVMGetNextUse(u);
+                LLVMValueRef c = LLVMGetUser(u), callee = LLVMIsACallInst(c) ? LLVMGetCalledValue(c) : NULL;
+                if (!callee || LLVMGetOperand(c, 0) != ctx) continue;
+                bool to_dev = !LLVMIsAFunction(callee);
+                for (unsigned i = 0; i < ndev && !to_dev; i++) to_dev = dev[i] == callee;
+                if (to_dev) LLVMSetOperand(c, 0, none);
+            }
+        }
+    }
+    free(dev);
+}
+
 /* kernel `exit`: the hook left a marker call followed by unreachable: return instead */
 static void lower_exit(lower *L) {
     LLVMValueRef mk = LLVMGetNamedFunction(L->M, "__p2n_amd_exit");
@@ -253,18 +299,9 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
     LLVMDisposeTargetData(DL);
     LLVMDisposeTargetMachine(TM);
 
-    /* runtime stubs the host would forward to its table: no device printf/malloc yet */
-    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
-        if (m->funcs[fi].has_body) continue;
-        const char *n = ir_str(m, m->funcs[fi].name);
-        LLVMValueRef f = LLVMGetNamedFunction(M, n);
-        if (!f || !LLVMGetFirstUse(f)) continue;
-        if (!strcmp(n, "vprintf") || !strcmp(n, "malloc") || !strcmp(n, "free")) {
-            diag_plain(d, "error", "unsupported PTX call to '%s' for target %s (device-side %s is not implemented "
-                       "for AMDGPU yet)", n, t->name, strcmp(n, "vprintf") ? "heap" : "printf");
-            ok = false;
-        }
-    }
+    /* printf: the hooks' markers -> ockl calls while the formats can still be found (amdgpu_printf.c); ockl
+     * itself is linked below with the other device libraries */
+    if (!amdgpu_lower_printf(M, t, d)) ok = false;
     LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
     LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
     uint64_t align = 16;
@@ -275,6 +312,7 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
      * the kernel (its window, the hooks' private words if reachable), at the array's alignment. Offsets into
      * the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately, so a
      * kernel's group segment holds only what it uses (not the whole module's shared memory). */
+    if (ok) drop_unread_ctx(L, m);
     if (karr && ok) {
         LLVMValueRef ks = LLVMGetInitializer(karr);
         unsigned nk = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(ks));

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <llvm-c/Transforms/PassBuilder.h>
@@ -36,6 +37,24 @@ static void init_llvm(void) {
     LLVMInitializeX86AsmPrinter();
     spirv_init_llvm();
     amdgpu_init_llvm();
+    /* Process-global LLVM options, parsed once. AMDGPU: the back end's "scalar IR passes" (separate constant
+     * offsets from GEPs, straight-line strength reduction, n-ary reassociation, two GVN/EarlyCSE rounds) cost
+     * ~10 % of a compile (SLSR alone 6-9 % on bench/compile-speed/many_kernels.ptx) and change nothing in our
+     * code: addresses reach the back end as GEPs with their constant offsets already folded (rewrite_addr.c +
+     * the O2/O3 pipeline), and the instruction counts of bench/amdgpu-quality (47 kernels) and the compile-speed
+     * modules stay within +-1 % (bench/compile-speed/RESULTS.md). $P2N_LLVM_ARGS: more options, space-separated,
+     * e.g. "-time-passes" or "-amdgpu-scalar-ir-passes=true" to measure against LLVM's default (an option LLVM
+     * does not know is ignored: the C API parses silently). */
+    const char *extra = getenv("P2N_LLVM_ARGS");
+    char *copy = extra && *extra ? strdup(extra) : NULL;
+    const char *argv[64] = {"ptx2native"};
+    int argc = 1;
+    if (!copy || !strstr(copy, "amdgpu-scalar-ir-passes")) argv[argc++] = "-amdgpu-scalar-ir-passes=false";
+    for (char *tok = copy ? strtok(copy, " ") : NULL; tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
+    LLVMParseCommandLineOptions(argc, argv, NULL);
+    free(copy);
+    if (extra && strstr(extra, "-time-passes"))
+        atexit(LLVMShutdown); /* LLVM prints those reports when it shuts down */
 }
 
 static double now(void) {
@@ -137,17 +156,28 @@ done:
     return ok;
 }
 
-/* Threads for per-kernel code generation: the option, else $P2N_JOBS (so whole test suites can run
- * partitioned), else 1. Negative: one per online CPU. */
-unsigned llvm_jobs(const p2n_options *opt) {
+static long jobs_asked(const p2n_options *opt) {
     long j = opt->jobs;
     if (!j) {
         const char *e = getenv("P2N_JOBS");
         j = e && *e ? strtol(e, NULL, 10) : 1;
     }
+    return j;
+}
+
+/* Threads for per-kernel code generation: the option, else $P2N_JOBS (so whole test suites can run
+ * partitioned), else 1. Negative: one per online CPU. */
+unsigned llvm_jobs(const p2n_options *opt) {
+    long j = jobs_asked(opt);
     if (j < 0) j = sysconf(_SC_NPROCESSORS_ONLN);
     return j < 1 ? 1 : j > 256 ? 256 : (unsigned)j;
 }
+
+/* "One per CPU" (the command line's default) splits only where split.c's cost model expects this speed-up on
+ * idle cores: below it the second thread's fixed costs (its own TargetMachine, bitcode read, a second object
+ * to link) eat the gain, and on a loaded machine (make -j) they are pure extra CPU. An explicit -j N >= 2
+ * splits every module it can. */
+#define AUTO_MIN_GAIN 1.25
 
 static LLVMTargetMachineRef make_tm(const target_desc *t, const p2n_options *opt, char **err) {
     LLVMTargetRef T;
@@ -236,13 +266,18 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     split_plan plan;
     unsigned jobs = llvm_jobs(opt);
     if (jobs > 1 && opt->emit == P2N_EMIT_OBJ && t->family != TARGET_SPIRV) {
-        if (split_plan_make(M, t, jobs, &plan)) {
+        bool automatic = jobs_asked(opt) < 0;
+        double gain = 0;
+        if (split_plan_make(M, t, jobs, automatic ? AUTO_MIN_GAIN : 0, &plan, &gain)) {
             LLVMDisposeTargetMachine(TM);
             st = llvm_codegen_parallel(C, M, &plan, t, opt, d, data, size, times);
             split_plan_free(&plan);
             return st; /* C and M are disposed there */
         }
-        if (opt->verbose)
+        if (opt->verbose && gain > 0)
+            fprintf(stderr, "ptx2native: -j%u: compiled whole (estimated speed-up %.2fx < %.2fx)\n", jobs, gain,
+                    AUTO_MIN_GAIN);
+        else if (opt->verbose)
             fprintf(stderr, "ptx2native: -j%u: compiled whole (fewer than two kernels, or helpers whose address "
                     "is taken)\n", jobs);
     }

@@ -46,12 +46,14 @@ static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_typ
     if (mode == IR_M_RZ) mode = IR_M_RZI;
     if (mode == IR_M_RM) mode = IR_M_RMI;
     if (mode == IR_M_RP) mode = IR_M_RPI;
-    LLVMValueRef r = f_round_int(E, f, mode);
+    /* fptosi/fptoui.sat truncate toward zero themselves (no llvm.trunc for .rzi) and give 0 for NaN, NVIDIA's
+     * value except from f64 or to 64 bits (the sign bit) */
+    LLVMValueRef r = mode == IR_M_RZI ? f : f_round_int(E, f, mode);
     LLVMTypeRef tys[2] = {it, LLVMTypeOf(f)};
     LLVMValueRef v = intrin(E, t_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &r, 1);
     bool special = st == IR_T_F64 || w == 64;
-    LLVMValueRef nanv = ci(it, special ? 1ull << (w - 1) : 0);
-    return sel(E, f_isnan(E, f), nanv, v);
+    if (!special) return v;
+    return sel(E, f_isnan(E, f), ci(it, 1ull << (w - 1)), v);
 }
 
 bool emit_cvt(emit_ctx *E, const ir_ins *ins) {

@@ -124,6 +124,10 @@ LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
         if (off == CTX_LANEID) return E->tl_args[3];
         if (off == CTX_WARPID) return E->tl_args[4];
     }
+    if (E->t->hooks && E->t->hooks->ctx_field) {
+        LLVMValueRef v = E->t->hooks->ctx_field(E, off, t);
+        if (v) return v;
+    }
     LLVMValueRef p = gep8(E, E->ctx, c64(E, off));
     LLVMValueRef v = LLVMBuildLoad2(E->B, t, p, "");
     return v;

@@ -138,7 +138,8 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
         /* CPU seconds per partition and of everything else so far: with a core per thread the wall time
          * would be about serial + the largest partition, whatever else loads the machine now */
         double sum = 0, mx = 0;
-        fprintf(stderr, "ptx2native: -j%u: %u partitions on %u threads; partition CPU", llvm_jobs(opt), np, nthreads);
+        fprintf(stderr, "ptx2native: -j%u: %u partitions on %u threads (estimated speed-up %.2fx); partition CPU",
+                llvm_jobs(opt), np, nthreads, plan->gain);
         for (unsigned p = 0; p < np; p++) {
             fprintf(stderr, " %.3fs", jobs[p].cpu);
             sum += jobs[p].cpu;

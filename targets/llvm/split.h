@@ -24,14 +24,17 @@
 
 typedef struct split_plan {
     unsigned nparts, nitems;  /* items: global variables, then functions, in module order */
+    double gain;              /* estimated speed-up on idle cores (split_plan_make's model), for -v */
     uint8_t *define;          /* nparts * nitems: 1 = this partition keeps the definition */
     char **names;             /* item names, checked against the parsed copy (order must match) */
 } split_plan;
 
 /* Plans at most `jobs` partitions. Returns false (module untouched) when the module should be compiled
  * whole: fewer than two kernels, or constructs this splitter does not handle (aliases, appending globals,
- * address-taken helpers, whose identity and — on AMDGPU — LDS use must not cross partitions). */
-bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, split_plan *plan);
+ * address-taken helpers, whose identity and — on AMDGPU — LDS use must not cross partitions), or — when
+ * min_gain > 0 (-j by default) — an estimated speed-up below min_gain (*gain says what it was; see split.c). */
+bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, double min_gain, split_plan *plan,
+                     double *gain);
 
 /* Reduces a parsed copy of the planned module to partition `part`. False if the copy does not match. */
 bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part);

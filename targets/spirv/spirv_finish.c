@@ -167,6 +167,8 @@ bool spirv_read_meta(const uint32_t *w, size_t nw, spirv_module_meta *out) {
                     }
                 } else if (!strcmp(p, "trap")) {
                     out->trap_arg = 1;
+                } else if (!strncmp(p, "gbuf ", 5)) {
+                    out->gbuf_bytes = strtoull(p + 5, NULL, 10);
                 } else if (!strncmp(p, "global ", 7)) {
                     out->globals = realloc(out->globals, (out->nglobals + 1) * sizeof *out->globals);
                     spirv_global_meta *g = &out->globals[out->nglobals];

@@ -214,7 +214,9 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
         return call(E, names[op], E->i32, x, 3);
     }
     case RT_IS_LOCAL: {
-        /* (ctx, generic address): .local data are Function-class allocas seen through generic pointers */
+        /* (ctx, generic address): .local data are Function-class allocas seen through generic pointers; where
+         * to_private is a plain cast (PoCL), the work-item's local window instead (spirv_private.c) */
+        if (E->device_lacks & P2N_LACKS_SPACE_QUERY) return call(E, SPIRV_IS_LOCAL_MARKER, E->i32, a, 2);
         LLVMValueRef gp = LLVMBuildIntToPtr(BLD, a[1], E->ptr, "");
         LLVMValueRef pp = call(E, "_Z10to_privatePU3AS4v", LLVMPointerTypeInContext(E->C, 0), &gp, 1);
         return LLVMBuildZExt(BLD, LLVMBuildIsNotNull(BLD, pp, ""), E->i32, "");

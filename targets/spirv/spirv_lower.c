@@ -89,7 +89,7 @@ static bool known_import(const char *n) {
 }
 
 bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                        p2n_diags *d, bool *internal) {
+                        unsigned device_lacks, p2n_diags *d, bool *internal) {
     *internal = false;
     bool ok = true;
     LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
@@ -120,8 +120,20 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call of a non-.func type", t->name);
         ok = false;
     }
-    bool traps = spirv_module_traps(M);
+    /* a memory fault would kill the process: null-page tests after O2 report it in the record (spirv_faults.c) */
+    bool faults = device_lacks & P2N_LACKS_FAULT_ISOLATION;
+    if (faults) LLVMAddNamedMetadataOperand(M, SPIRV_FAULTS_MD, LLVMMDNodeInContext(C, NULL, 0));
+    bool traps = spirv_module_traps(M) || faults;
     if (traps) add_meta(C, M, "trap");
+    /* no program-scope variables on the device: module variables in a runtime buffer (spirv_globals.c) */
+    uint64_t gbuf = device_lacks & P2N_LACKS_PROGRAM_GLOBALS ? spirv_globals_bytes(M, t->as_global) : 0;
+    if (gbuf) {
+        sbf(&meta, "gbuf %llu", (unsigned long long)gbuf);
+        add_meta(C, M, meta.s);
+        meta.n = 0;
+    }
+
+    spirv_lower_is_local(C, M, t->as_generic); /* isspacep.local by the local window (spirv_private.c) */
 
     /* 1. kernel wrappers */
     unsigned mdk = LLVMGetMDKindIDInContext(C, "intel_reqd_sub_group_size", 25);
@@ -137,7 +149,7 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         LLVMSetValueName2(body, bname, strlen(bname));
         uint32_t np = f->sig.nparam;
         if (np > 64) { diag_plain(d, "error", "unsupported PTX construct for target %s: kernel '%s' has more than 64 parameters", t->name, name); ok = false; continue; }
-        LLVMTypeRef *at = calloc(np + 4, sizeof *at);
+        LLVMTypeRef *at = calloc(np + 5, sizeof *at);
         uint64_t *offs = calloc(np + 1, sizeof *offs), *sizes = calloc(np + 1, sizeof *sizes);
         uint64_t off = 0;
         for (uint32_t i = 0; i < np; i++) {
@@ -153,7 +165,8 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         at[np] = lptr;
         at[np + 1] = i32;
         at[np + 2] = g1ptr; /* error record (only when the module traps) */
-        LLVMTypeRef kt = LLVMFunctionType(vd, at, np + 2 + traps, 0);
+        at[np + 2 + traps] = g1ptr; /* module variables' buffer (only with gbuf) */
+        LLVMTypeRef kt = LLVMFunctionType(vd, at, np + 2 + traps + (gbuf != 0), 0);
         LLVMValueRef k = LLVMAddFunction(M, name, kt);
         LLVMSetFunctionCallConv(k, 76 /* SPIR_KERNEL */);
         LLVMMetadataRef sg = LLVMValueAsMetadata(LLVMConstInt(i32, 32, 0));
@@ -207,6 +220,9 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         CTXST(80, LLVMConstNull(gptr));
         CTXST(SPIRV_CTX_DEAD, LLVMConstInt(i32, 0, 0));
         if (traps) CTXST(SPIRV_CTX_TRAP, LLVMGetParam(k, np + 2));
+        if (gbuf) CTXST(SPIRV_CTX_GBUF, LLVMGetParam(k, np + 2 + traps));
+        CTXST(SPIRV_CTX_LOCAL_LO, LLVMConstInt(i64, ~0ull, 0)); /* empty local window (spirv_private.c) */
+        CTXST(SPIRV_CTX_LOCAL_HI, LLVMConstInt(i64, 0, 0));
 #undef CTXST
         spirv_sync_init(C, M, B, lin); /* counting barriers' Workgroup words (spirv_barrier.c) */
         LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(B, pb, gptr, ""), LLVMBuildAddrSpaceCast(B, ctx, gptr, "")};
@@ -242,8 +258,9 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             meta.n = 0;
             ng++;
         }
-        if (ng) {
-            LLVMTypeRef kt = LLVMFunctionType(vd, &g1ptr, 1, 0);
+        if (ng || gbuf) {
+            LLVMTypeRef gat[2] = {g1ptr, g1ptr}; /* (out, the module variables' buffer with gbuf) */
+            LLVMTypeRef kt = LLVMFunctionType(vd, gat, gbuf ? 2 : 1, 0);
             LLVMValueRef k = LLVMAddFunction(M, "__p2n_globals", kt);
             LLVMSetFunctionCallConv(k, 76);
             LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, k, "entry"));
@@ -255,6 +272,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             LLVMBuildRetVoid(B);
         }
         free(gs);
+        if (gbuf && !spirv_relocate_globals(C, M, t->as_global, d)) {
+            *internal = true;
+            ok = false;
+        }
     }
 
     /* 3. fences, indirect calls, imports */
@@ -428,6 +449,7 @@ static bool expand_rmw(LLVMModuleRef M, LLVMValueRef I) {
 /* After optimisation, before the back end (which aborts on them): integer types SPIR-V cannot express. */
 bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
     if (!spirv_lower_printf(M, t, d)) return false;
+    spirv_check_faults(M, t->as_generic, t->as_global, t->as_shared); /* P2N_LACKS_FAULT_ISOLATION only */
     spirv_legalize(M);
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -465,6 +487,7 @@ bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
             }
     if (!spirv_lower_atomics(M, t, d)) return false;
     spirv_legalize_odd_ints(M);
+    spirv_remat_across_barriers(M);
     /* the rewrites above build IR by hand: a broken module would crash the back end instead of failing */
     char *vmsg = NULL;
     if (LLVMVerifyModule(M, LLVMReturnStatusAction, &vmsg)) {

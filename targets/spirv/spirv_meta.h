@@ -29,6 +29,10 @@ typedef struct spirv_module_meta {
     int needs_subgroups; /* uses sub-group operations */
     int trap_arg;        /* "p2n:trap": every kernel takes a trailing __global uint[32] error record (trap /
                           * assert / clocks, targets/spirv/spirv_trap.c) after the dynamic-shared byte count */
+    uint64_t gbuf_bytes; /* "p2n:gbuf N" (compiled with P2N_LACKS_PROGRAM_GLOBALS, targets/spirv/spirv_globals.c):
+                          * the module variables live in an N-byte buffer the runtime allocates, passed as every
+                          * kernel's last argument (after the error record) and as __p2n_globals' second one,
+                          * which initialises it */
 } spirv_module_meta;
 /* The error record (targets/spirv/spirv_trap.c): its size, the words a runtime reads and clears after each
  * launch, the byte offset of the u64 launch start time (ns) it writes before each launch, and of the u64 clock

@@ -8,39 +8,17 @@
  * OpenCL printf has no `ll`/`z`/`j`/`t`: they become `l` (64-bit there). %s needs a constant string in
  * UniformConstant as well: the argument is loaded as an integer, store-to-load forwarding (gvn) resolves it to
  * the string's address, and the string is copied; anything else is diagnosed, as are formats that are not
- * constant (a kernel parameter, ...). At -O0 the stub is inlined here first (resolve_formats). */
+ * constant (a kernel parameter, ...). At -O0 the stub is inlined here first
+ * (printf_resolve_formats, targets/llvm/printf_format.c, which also walks the formats). */
 #include <stdlib.h>
 #include <string.h>
 
 #include <llvm-c/Transforms/PassBuilder.h>
 
 #include "spirv_target.h"
+#include "../llvm/printf_format.h"
 
 #define OCL_PRINTF "_Z18__spirv_ocl_printfPU3AS2c"
-
-/* a constant string global behind casts/zero GEPs; NULL if v is not one */
-static const char *const_string(LLVMValueRef v, size_t *len) {
-    for (int depth = 0; depth < 8 && v; depth++) {
-        if (LLVMIsAGlobalVariable(v)) {
-            LLVMValueRef init = LLVMGetInitializer(v);
-            if (!init || !LLVMIsAConstantDataSequential(init)) return NULL;
-            const char *s = LLVMGetAsString(init, len);
-            return s && memchr(s, 0, *len) ? s : NULL;
-        }
-        if (!LLVMIsAConstantExpr(v)) return NULL;
-        LLVMOpcode op = LLVMGetConstOpcode(v);
-        if (op == LLVMGetElementPtr) {
-            for (int i = 1; i < LLVMGetNumOperands(v); i++) {
-                LLVMValueRef ix = LLVMGetOperand(v, (unsigned)i);
-                if (!LLVMIsAConstantInt(ix) || LLVMConstIntGetZExtValue(ix)) return NULL;
-            }
-        } else if (op != LLVMAddrSpaceCast && op != LLVMBitCast && op != LLVMIntToPtr && op != LLVMPtrToInt) {
-            return NULL;
-        }
-        v = LLVMGetOperand(v, 0);
-    }
-    return NULL;
-}
 
 static LLVMValueRef uniform_string(LLVMModuleRef M, const char *s, size_t n) {
     LLVMContextRef C = LLVMGetModuleContext(M);
@@ -70,7 +48,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
     LLVMTypeRef f64 = LLVMDoubleTypeInContext(C), cptr = LLVMPointerTypeInContext(C, 2);
     size_t n;
-    const char *fmt = const_string(LLVMGetOperand(I, 0), &n);
+    const char *fmt = printf_const_string(LLVMGetOperand(I, 0), &n);
     if (!fmt) { fail(d, t, I, "the format is not a constant string"); return false; }
     n = strlen(fmt);
     char *out = malloc(2 * n + 2); /* room for the 'l' added to floating-point conversions */
@@ -82,49 +60,41 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     LLVMPositionBuilderBefore(B, I);
     LLVMValueRef buf = LLVMGetOperand(I, 1);
     bool ok = true;
-    for (size_t i = 0; i < n && ok;) {
-        if (fmt[i] != '%') { out[o++] = fmt[i++]; continue; }
-        out[o++] = fmt[i++];
-        if (fmt[i] == '%') { out[o++] = fmt[i++]; continue; }
-        while (fmt[i] && strchr("-+ #0", fmt[i])) out[o++] = fmt[i++];
-        while (fmt[i] >= '0' && fmt[i] <= '9') out[o++] = fmt[i++];
-        if (fmt[i] == '.') {
-            out[o++] = fmt[i++];
-            while (fmt[i] >= '0' && fmt[i] <= '9') out[o++] = fmt[i++];
+    size_t last = 0; /* fmt[last..] not yet copied to out */
+    size_t i = 0;
+    printf_conv c;
+    const char *why = NULL;
+    while (ok && printf_next_conv(fmt, &i, &c, &why)) {
+        /* text up to the conversion, its flags, width and precision; OpenCL printf has no ll/z/j/t: 'l' */
+        memcpy(out + o, fmt + last, c.spec_end - last);
+        o += c.spec_end - last;
+        if (c.length == 'l') out[o++] = 'l';
+        else if (c.length == 'h') { /* h or hh as written */
+            memcpy(out + o, fmt + c.spec_end, c.end - 1 - c.spec_end);
+            o += c.end - 1 - c.spec_end;
         }
-        if (fmt[i] == '*') { fail(d, t, I, "'*' width or precision"); ok = false; break; }
-        unsigned size = 4;
-        if (fmt[i] == 'h') {
-            out[o++] = fmt[i++];
-            if (fmt[i] == 'h') out[o++] = fmt[i++];
-        } else if (fmt[i] == 'l' || fmt[i] == 'z' || fmt[i] == 'j' || fmt[i] == 't') {
-            size = 8;
-            out[o++] = 'l';
-            i += fmt[i] == 'l' && fmt[i + 1] == 'l' ? 2 : 1;
-        } else if (fmt[i] == 'L') {
-            fail(d, t, I, "long double conversion");
-            ok = false;
-            break;
-        }
-        char c = fmt[i];
-        if (!c || !strchr("diuxXocfFeEgGaAsp", c)) { fail(d, t, I, "unknown conversion"); ok = false; break; }
         /* floating point: CUDA passes double; PoCL 3.1 prints an unmodified %f/%e/%g argument as a float
          * (printf.c reads the double and narrows it), 'l' (no effect in C99) makes it print the double */
-        if (strchr("fFeEgGaA", c) && out[o - 1] != 'l') out[o++] = 'l';
-        out[o++] = fmt[i++];
+        if (c.fp && out[o - 1] != 'l') out[o++] = 'l';
+        out[o++] = c.conv;
+        last = c.end;
         if (na == 33) { fail(d, t, I, "more than 32 arguments"); ok = false; break; }
-        bool fp = strchr("fFeEgGaA", c) != NULL, wide = fp || c == 's' || c == 'p';
-        if (wide) size = 8;
+        unsigned size = c.size;
         off = (off + size - 1) / size * size;
         LLVMValueRef o_ = LLVMConstInt(i64, off, 0);
         LLVMValueRef p = LLVMBuildGEP2(B, i8, buf, &o_, 1, "");
-        LLVMTypeRef lt = fp ? f64 : size == 8 ? i64 : i32;
+        LLVMTypeRef lt = c.fp ? f64 : size == 8 ? i64 : i32;
         LLVMValueRef v = LLVMBuildLoad2(B, lt, p, "");
         LLVMSetAlignment(v, size);
-        if (c == 's') v = LLVMBuildIntToPtr(B, v, cptr, ""); /* resolved by spirv_printf_strings */
-        else if (c == 'p') v = LLVMBuildIntToPtr(B, v, LLVMPointerTypeInContext(C, 4), "");
+        if (c.string) v = LLVMBuildIntToPtr(B, v, cptr, ""); /* resolved by spirv_printf_strings */
+        else if (c.conv == 'p') v = LLVMBuildIntToPtr(B, v, LLVMPointerTypeInContext(C, 4), "");
         args[na++] = v;
         off += size;
+    }
+    if (ok && why) { fail(d, t, I, why); ok = false; }
+    if (ok) { /* the text after the last conversion */
+        memcpy(out + o, fmt + last, n - last);
+        o += n - last;
     }
     if (ok) {
         LLVMValueRef g = uniform_string(M, out, o);
@@ -142,57 +112,10 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     return ok;
 }
 
-/* the function holding a marker whose format is not (yet) a constant string, or NULL */
-static LLVMValueRef unresolved(LLVMValueRef marker) {
-    for (LLVMUseRef u = LLVMGetFirstUse(marker); u; u = LLVMGetNextUse(u)) {
-        LLVMValueRef I = LLVMGetUser(u);
-        size_t n;
-        if (LLVMIsACallInst(I) && !const_string(LLVMGetOperand(I, 0), &n))
-            return LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-    }
-    return NULL;
-}
-
-/* Unoptimised code (-O0) still has nvcc's vprintf stub (and any .func passing a format on) as a function whose
- * format is a parameter: such functions are inlined into their callers and the callers' allocas promoted
- * (sroa, instcombine, gvn on those functions only), a few levels up, until the formats are constants. */
-static void resolve_formats(LLVMModuleRef M, LLVMValueRef marker) {
-    LLVMContextRef C = LLVMGetModuleContext(M);
-    unsigned ai = LLVMGetEnumAttributeKindForName("alwaysinline", 12);
-    unsigned ni = LLVMGetEnumAttributeKindForName("noinline", 8);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    for (int round = 0; round < 4; round++) {
-        LLVMValueRef f = unresolved(marker);
-        if (!f || LLVMGetFunctionCallConv(f) == 76 /* a kernel: nothing to inline into */ || !LLVMGetFirstUse(f))
-            break;
-        LLVMRemoveEnumAttributeAtIndex(f, LLVMAttributeFunctionIndex, ni);
-        LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(C, ai, 0));
-        LLVMValueRef callers[64];
-        unsigned nc = 0;
-        for (LLVMUseRef u = LLVMGetFirstUse(f); u && nc < 64; u = LLVMGetNextUse(u))
-            if (LLVMIsACallInst(LLVMGetUser(u)))
-                callers[nc++] = LLVMGetBasicBlockParent(LLVMGetInstructionParent(LLVMGetUser(u)));
-        /* the always-inliner deletes f itself once it is dead and internal: keep only its name */
-        size_t nl;
-        const char *nm = LLVMGetValueName2(f, &nl);
-        char *name = nl ? malloc(nl + 1) : NULL;
-        if (name) memcpy(name, nm, nl), name[nl] = 0;
-        f = NULL;
-        LLVMErrorRef e = LLVMRunPasses(M, "always-inline", NULL, po);
-        for (unsigned i = 0; !e && i < nc; i++)
-            e = LLVMRunPassesOnFunction(callers[i], "sroa,early-cse,instcombine<no-verify-fixpoint>,gvn", NULL, po);
-        if (name) f = LLVMGetNamedFunction(M, name);
-        free(name);
-        if (e) { LLVMConsumeError(e); break; }
-        if (f && !LLVMGetFirstUse(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) LLVMDeleteFunction(f);
-    }
-    LLVMDisposePassBuilderOptions(po);
-}
-
 bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
     LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_VPRINTF_MARKER);
     if (!marker) return true;
-    resolve_formats(M, marker);
+    printf_resolve_formats(M, marker); /* -O0: nvcc's stub still takes the format as a parameter */
     bool ok = true;
     while (ok && LLVMGetFirstUse(marker)) {
         LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(marker));
@@ -221,7 +144,7 @@ bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
             LLVMTypeRef ty = LLVMTypeOf(v);
             if (LLVMGetTypeKind(ty) != LLVMPointerTypeKind || LLVMGetPointerAddressSpace(ty) != 2) continue;
             size_t n;
-            const char *s = const_string(v, &n);
+            const char *s = printf_const_string(v, &n);
             if (!s) { fail(d, t, I, "%s with a string that is not a constant"); return false; }
             LLVMValueRef g = uniform_string(M, s, strlen(s));
             LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(LLVMGetModuleContext(M)), 0, 0);

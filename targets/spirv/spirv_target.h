@@ -29,7 +29,16 @@ void spirv_init_llvm(void);
  * globals-address kernel, and checks for what SPIR-V cannot express. False: diagnosed (internal set when
  * it is our bug). */
 bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                        p2n_diags *d, bool *internal);
+                        unsigned device_lacks, p2n_diags *d, bool *internal);
+
+/* P2N_LACKS_PROGRAM_GLOBALS (spirv_globals.c): the writable CrossWorkgroup globals live in one buffer the runtime
+ * allocates per module (metadata "p2n:gbuf BYTES"), a trailing kernel argument kept in the ctx at SPIRV_CTX_GBUF.
+ * spirv_globals_bytes: the buffer's size (0: nothing to move). spirv_relocate_globals: every use in a function of
+ * the shared emission becomes base + offset; __p2n_globals(out, buf) gets the initial copy. False: diagnosed. */
+uint64_t spirv_globals_bytes(LLVMModuleRef M, unsigned as_global);
+bool spirv_relocate_globals(LLVMContextRef C, LLVMModuleRef M, unsigned as_global, p2n_diags *d);
+/* The thread context argument of a function of the shared emission (kernel body or .func), else NULL. */
+LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
 
 /* trap / __assertfail / exit-from-.func (spirv_trap.c): the hooks call SPIRV_TRAP_MARKER(ctx, i32 code,
  * msg, file, i32 line, function); spirv_lower_traps (from spirv_lower_module) turns the markers into a write
@@ -41,7 +50,23 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
  * is the whole text ("kernel 'K': ... at file:line:col"); the runtime prints it and returns
  * CUDA_ERROR_NOT_SUPPORTED (codes 0 exit, 1 trap, 2 assert: above) */
 #define SPIRV_TRAP_NOT_SUPPORTED 3
-enum { SPIRV_CTX_DEAD = 88, SPIRV_CTX_TRAP = 96, SPIRV_CTX_SIZE = 104 };
+/* marker code of a failed null-page check (spirv_faults.c): the message operand is the address; the runtime
+ * returns CUDA_ERROR_ILLEGAL_ADDRESS */
+#define SPIRV_TRAP_ILLEGAL_ADDRESS 4
+/* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv_lower_module adds the named metadata SPIRV_FAULTS_MD and
+ * the error record argument; after O2, spirv_check_faults (from spirv_check_module, before the atomics are
+ * lowered) makes global/generic loads, stores and atomics test their address against the null page: below 4096
+ * the first one claims the record with code 4 and the access goes to a harmless block instead. Returns the
+ * number of tests. */
+#define SPIRV_FAULTS_MD "p2n.spirv.faults"
+/* P2N_LACKS_SPACE_QUERY (spirv_private.c): RT_IS_LOCAL calls SPIRV_IS_LOCAL_MARKER(ctx, i64 address) -> i32;
+ * spirv_lower_is_local (from spirv_lower_module) answers it with the work-item's local window, ctx words
+ * SPIRV_CTX_LOCAL_LO/HI, widened at each function's entry by its generic-cast allocas. */
+#define SPIRV_IS_LOCAL_MARKER "__p2n_spirv_is_local"
+void spirv_lower_is_local(LLVMContextRef C, LLVMModuleRef M, unsigned as_generic);
+unsigned spirv_check_faults(LLVMModuleRef M, unsigned as_generic, unsigned as_global, unsigned as_shared);
+enum { SPIRV_CTX_DEAD = 88, SPIRV_CTX_TRAP = 96, SPIRV_CTX_GBUF = 104, SPIRV_CTX_LOCAL_LO = 112,
+       SPIRV_CTX_LOCAL_HI = 120, SPIRV_CTX_SIZE = 128 };
 /* %clock/%clock64/%globaltimer: SPIRV_CLOCK_MARKER(ctx, i32 globaltimer) -> i64, lowered with the trap markers
  * to reads of counters in the error record (words 16..19, spirv_trap.c), so a module that reads them gets the
  * record argument too */
@@ -85,6 +110,9 @@ bool spirv_static_alloca(LLVMValueRef I);
 /* Part of spirv_check_module: integers of widths other than 1/8/16/32/64 carried in i64 (spirv_legalize.c);
  * false when some use needs bits the i64 cannot hold (the caller diagnoses what remains). */
 bool spirv_legalize_odd_ints(LLVMModuleRef M);
+/* Part of spirv_check_module: pure address arithmetic that O2 hoisted across a work-group barrier is
+ * recomputed after it, so CPU runtimes (PoCL) need no per-work-item copy of it (spirv_remat.c). */
+void spirv_remat_across_barriers(LLVMModuleRef M);
 
 /* Part of spirv_check_module: atomicrmw/cmpxchg/fence -> __spirv_* calls with scope and storage-class
  * semantics (spirv_atomics.c). False: diagnosed. */

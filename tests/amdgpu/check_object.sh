@@ -31,6 +31,7 @@ if [ "$MODE" = golden ]; then
     /^[0-9a-f]+ <[^>]*>:$/ { k = $2; gsub(/[<>:]/, "", k); next }
     k != "" && /^\t/ { sub(/^\t/, ""); sub(/[ \t]*\/\/.*$/, ""); if ($1 != "s_nop" && $1 != "s_code_end") print k "\t" $0 }' > "$T/dis.txt"
   # PTX.golden lines: ARCH-GLOB KERNEL +|- ERE. "+": some instruction of KERNEL (* = any) matches ERE, "-": none.
+  # KERNEL notes:NAME: a line of kernel NAME's metadata (code-object notes) instead of its instructions.
   G=${PTX%.ptx}.golden
   [ -f "$G" ] || fail "no golden file $G"
   n=0
@@ -39,6 +40,11 @@ if [ "$MODE" = golden ]; then
     # shellcheck disable=SC2254
     case $ARCH in $glob) ;; *) continue ;; esac
     if [ "$kern" = '*' ]; then cut -f2- "$T/dis.txt" > "$T/k.txt"
+    elif [ "${kern#notes:}" != "$kern" ]; then
+      # notes:KERNEL — that kernel's code-object metadata (readelf --notes: its entry of amdhsa.kernels)
+      awk -v k="${kern#notes:}" '/^  - \./ { if (hit) exit; buf = "" } { buf = buf $0 "\n" }
+        $1 == ".name:" && $2 == k { hit = 1 } END { if (hit) printf "%s", buf }' "$T/re.txt" > "$T/k.txt"
+      [ -s "$T/k.txt" ] || fail "golden: no metadata for kernel ${kern#notes:}"
     else awk -F '\t' -v k="$kern" '$1 == k { print $2 }' "$T/dis.txt" > "$T/k.txt"
       [ -s "$T/k.txt" ] || fail "golden: no disassembly for kernel $kern"
     fi
