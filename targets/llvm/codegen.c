@@ -227,6 +227,7 @@ bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt
         LLVMDisposeErrorMessage(m);
         goto out;
     }
+    llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
     double t1 = now();
     if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMObjectFile, &msg, obj)) {
         snprintf(err, errlen, "code generation failed: %s", msg ? msg : "");
@@ -303,6 +304,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         st = P2N_UNSUPPORTED;
         goto out;
     }
+    llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
     LLVMMemoryBufferRef buf;
     if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, opt->emit == P2N_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
                                             &err, &buf)) {

@@ -1,11 +1,11 @@
 #!/bin/sh
-# check-host-compile.sh PTX2NATIVE READELF FILE.ptx
+# check-host-compile.sh PTX2NATIVE READELF FILE.ptx [OPTION]
 # Passes when FILE compiles for the host into a shared object that exports __p2n_module and has no
 # undefined symbols, or when it fails only with 'unsupported PTX' diagnostics (exit status 1).
-p2n=$1 readelf=$2 f=$3
+p2n=$1 readelf=$2 f=$3 opt=${4:--O2}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-"$p2n" --offload-arch=host "$f" -o "$tmp/k.so" 2>"$tmp/err"
+"$p2n" "$opt" --offload-arch=host "$f" -o "$tmp/k.so" 2>"$tmp/err"
 rc=$?
 if [ $rc -eq 0 ]; then
   "$readelf" --dyn-syms "$tmp/k.so" > "$tmp/syms" || exit 1
