@@ -93,13 +93,6 @@ static LLVMValueRef strlen_fn(LLVMModuleRef M) {
     return f;
 }
 
-static void fail(p2n_diags *d, const target_desc *t, LLVMValueRef I, const char *why) {
-    size_t len;
-    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-    diag_plain(d, "error", "unsupported PTX construct for target %s: 'call vprintf' (printf) in '%s': %s", t->name,
-               LLVMGetValueName2(fn, &len), why);
-}
-
 /* One marker -> the ockl calls. False: diagnosed. */
 static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n_diags *d) {
     LLVMContextRef C = LLVMGetModuleContext(M);
@@ -108,7 +101,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     size_t n;
     LLVMValueRef fmtp = LLVMGetOperand(I, 0), buf = LLVMGetOperand(I, 1);
     const char *fmt = printf_const_string(fmtp, &n);
-    if (!fmt) { fail(d, t, I, "the format is not a constant string"); return false; }
+    if (!fmt) { printf_unsupported(d, t, I, "the format is not a constant string"); return false; }
     n = strlen(fmt);
     /* the conversions first: the last append call carries is_last */
     printf_conv *cv = malloc((n / 2 + 1) * sizeof *cv);
@@ -117,7 +110,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     const char *why = NULL;
     while (printf_next_conv(fmt, &pos, &cv[nc], &why)) nc++;
     if (why) {
-        fail(d, t, I, why);
+        printf_unsupported(d, t, I, why);
         free(cv);
         return false;
     }

@@ -93,41 +93,11 @@ typedef struct xform {
 
 static LLVMValueRef k32(xform *X, uint64_t v) { return LLVMConstInt(X->i32, v, 0); }
 
-/* Moves everything after I into a new block right after I's block, ends I's block with a branch to it and
- * re-targets the successors' phis (the C API cannot change an incoming block: the phi is rebuilt). */
+/* everything after I into a new block (llvm_split_after), I's block ending in a branch to it */
 static LLVMBasicBlockRef split_after(xform *X, LLVMValueRef I) {
-    LLVMBasicBlockRef old = LLVMGetInstructionParent(I);
-    LLVMBasicBlockRef nb = LLVMAppendBasicBlockInContext(X->C, LLVMGetBasicBlockParent(old), "");
-    LLVMMoveBasicBlockAfter(nb, old);
-    LLVMPositionBuilderAtEnd(X->B, nb);
-    for (LLVMValueRef x = LLVMGetNextInstruction(I), nx; x; x = nx) {
-        nx = LLVMGetNextInstruction(x);
-        LLVMInstructionRemoveFromParent(x);
-        LLVMInsertIntoBuilder(X->B, x);
-    }
+    LLVMBasicBlockRef old = LLVMGetInstructionParent(I), nb = llvm_split_after(X->C, X->B, I);
     LLVMPositionBuilderAtEnd(X->B, old);
     LLVMBuildBr(X->B, nb);
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(nb);
-    for (unsigned s = 0, ns = term ? LLVMGetNumSuccessors(term) : 0; s < ns; s++) {
-        LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
-        for (LLVMValueRef phi = LLVMGetFirstInstruction(sb), np; phi && LLVMIsAPHINode(phi); phi = np) {
-            np = LLVMGetNextInstruction(phi);
-            unsigned n = LLVMCountIncoming(phi);
-            bool touched = false;
-            for (unsigned i = 0; i < n; i++) touched |= LLVMGetIncomingBlock(phi, i) == old;
-            if (!touched) continue;
-            LLVMPositionBuilderBefore(X->B, phi);
-            LLVMValueRef q = LLVMBuildPhi(X->B, LLVMTypeOf(phi), "");
-            for (unsigned i = 0; i < n; i++) {
-                LLVMValueRef v = LLVMGetIncomingValue(phi, i);
-                LLVMBasicBlockRef b = LLVMGetIncomingBlock(phi, i);
-                if (b == old) b = nb;
-                LLVMAddIncoming(q, &v, &b, 1);
-            }
-            LLVMReplaceAllUsesWith(phi, q);
-            LLVMInstructionEraseFromParent(phi);
-        }
-    }
     return nb;
 }
 

@@ -8,6 +8,9 @@
 
 #include "printf_format.h"
 
+#include "diag.h"
+#include "target.h"
+
 const char *printf_const_string(LLVMValueRef v, size_t *len) {
     for (int depth = 0; depth < 8 && v; depth++) {
         if (LLVMIsAGlobalVariable(v)) {
@@ -115,4 +118,11 @@ void printf_resolve_formats(LLVMModuleRef M, LLVMValueRef marker) {
         if (f && !LLVMGetFirstUse(f) && LLVMGetLinkage(f) == LLVMInternalLinkage) LLVMDeleteFunction(f);
     }
     LLVMDisposePassBuilderOptions(po);
+}
+
+void printf_unsupported(p2n_diags *d, const target_desc *t, LLVMValueRef call, const char *why) {
+    size_t len;
+    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(call));
+    diag_plain(d, "error", "unsupported PTX construct for target %s: 'call vprintf' (printf) in '%s': %s", t->name,
+               LLVMGetValueName2(fn, &len), why);
 }

@@ -35,4 +35,9 @@ bool printf_next_conv(const char *fmt, size_t *pos, printf_conv *c, const char *
  * Stops at kernels (SPIR or AMDGPU calling convention). */
 void printf_resolve_formats(LLVMModuleRef M, LLVMValueRef marker);
 
+struct p2n_diags;
+struct target_desc;
+/* the diagnostic of a vprintf call that cannot be lowered: names the target, the function and why */
+void printf_unsupported(struct p2n_diags *d, const struct target_desc *t, LLVMValueRef call, const char *why);
+
 #endif

@@ -184,7 +184,7 @@ unsigned spirv_check_faults(LLVMModuleRef M, unsigned as_generic, unsigned as_gl
             LLVMPositionBuilderBefore(B, rets[r]);
             LLVMValueRef v = LLVMBuildLoad2(B, i64, seen, "");
             LLVMValueRef any = LLVMBuildICmp(B, LLVMIntNE, v, LLVMConstInt(i64, 0, 0), "");
-            LLVMBasicBlockRef done = spirv_split_after(C, B, any);
+            LLVMBasicBlockRef done = llvm_split_after(C, B, any);
             LLVMBasicBlockRef claim = LLVMAppendBasicBlockInContext(C, fn, "nullpage"),
                               wr = LLVMAppendBasicBlockInContext(C, fn, "nullpage.rec");
             LLVMPositionBuilderAtEnd(B, bb);

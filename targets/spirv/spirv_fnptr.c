@@ -69,7 +69,7 @@ bool spirv_lower_fnptrs(LLVMContextRef C, LLVMModuleRef M) {
         }
         LLVMBasicBlockRef here = LLVMGetInstructionParent(I);
         LLVMValueRef fn = LLVMGetBasicBlockParent(here);
-        LLVMBasicBlockRef cont = spirv_split_after(C, B, I);
+        LLVMBasicBlockRef cont = llvm_split_after(C, B, I);
         LLVMBasicBlockRef bad = LLVMAppendBasicBlockInContext(C, fn, "icall.bad");
         LLVMPositionBuilderAtEnd(B, here);
         unsigned nargs = LLVMGetNumArgOperands(I);

@@ -35,13 +35,6 @@ static LLVMValueRef uniform_string(LLVMModuleRef M, const char *s, size_t n) {
     return g;
 }
 
-static void fail(p2n_diags *d, const target_desc *t, LLVMValueRef I, const char *why) {
-    size_t len;
-    LLVMValueRef fn = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-    diag_plain(d, "error", "unsupported PTX construct for target %s: 'call vprintf' (printf) in '%s': %s", t->name,
-               LLVMGetValueName2(fn, &len), why);
-}
-
 /* One marker -> OpenCL printf. False: diagnosed. */
 static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n_diags *d) {
     LLVMContextRef C = LLVMGetModuleContext(M);
@@ -49,7 +42,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
     LLVMTypeRef f64 = LLVMDoubleTypeInContext(C), cptr = LLVMPointerTypeInContext(C, 2);
     size_t n;
     const char *fmt = printf_const_string(LLVMGetOperand(I, 0), &n);
-    if (!fmt) { fail(d, t, I, "the format is not a constant string"); return false; }
+    if (!fmt) { printf_unsupported(d, t, I, "the format is not a constant string"); return false; }
     n = strlen(fmt);
     char *out = malloc(2 * n + 2); /* room for the 'l' added to floating-point conversions */
     size_t o = 0;
@@ -78,7 +71,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
         if (c.fp && out[o - 1] != 'l') out[o++] = 'l';
         out[o++] = c.conv;
         last = c.end;
-        if (na == 33) { fail(d, t, I, "more than 32 arguments"); ok = false; break; }
+        if (na == 33) { printf_unsupported(d, t, I, "more than 32 arguments"); ok = false; break; }
         unsigned size = c.size;
         off = (off + size - 1) / size * size;
         LLVMValueRef o_ = LLVMConstInt(i64, off, 0);
@@ -91,7 +84,7 @@ static bool lower_one(LLVMModuleRef M, LLVMValueRef I, const target_desc *t, p2n
         args[na++] = v;
         off += size;
     }
-    if (ok && why) { fail(d, t, I, why); ok = false; }
+    if (ok && why) { printf_unsupported(d, t, I, why); ok = false; }
     if (ok) { /* the text after the last conversion */
         memcpy(out + o, fmt + last, n - last);
         o += n - last;
@@ -145,7 +138,7 @@ bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
             if (LLVMGetTypeKind(ty) != LLVMPointerTypeKind || LLVMGetPointerAddressSpace(ty) != 2) continue;
             size_t n;
             const char *s = printf_const_string(v, &n);
-            if (!s) { fail(d, t, I, "%s with a string that is not a constant"); return false; }
+            if (!s) { printf_unsupported(d, t, I, "%s with a string that is not a constant"); return false; }
             LLVMValueRef g = uniform_string(M, s, strlen(s));
             LLVMValueRef zero = LLVMConstInt(LLVMInt64TypeInContext(LLVMGetModuleContext(M)), 0, 0);
             LLVMValueRef z[2] = {zero, zero};

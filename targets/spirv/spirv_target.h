@@ -13,6 +13,7 @@
 #include "ptx2native.h"
 #include "target.h"
 #include "spirv_meta.h"
+#include "../llvm/codegen.h"
 
 extern const target_hooks spirv_hooks;
 extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncscopes */
@@ -75,7 +76,7 @@ bool spirv_module_traps(LLVMModuleRef M); /* any trap or clock marker left to lo
 void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M);
 /* Moves the instructions after I into a new block placed after I's (successor phis updated); I's block is left
  * without a terminator for the caller to finish. */
-LLVMBasicBlockRef spirv_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I);
+/* llvm_split_after (targets/llvm/codegen.h) splits a block after an instruction */
 /* Function pointers as small integer ids, indirect calls as switches over the address-taken functions
  * (spirv_fnptr.c); runs before spirv_lower_traps (unknown ids trap). False: a call of an unexpected type. */
 bool spirv_lower_fnptrs(LLVMContextRef C, LLVMModuleRef M);

@@ -31,42 +31,6 @@ static LLVMValueRef ctx_gep(LLVMBuilderRef B, LLVMContextRef C, LLVMValueRef ctx
     return LLVMBuildGEP2(B, LLVMInt8TypeInContext(C), ctx, &o, 1, "");
 }
 
-/* Moves everything after I into a new block and returns it (phis of the successors follow the edge). */
-LLVMBasicBlockRef spirv_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I) {
-    LLVMBasicBlockRef old = LLVMGetInstructionParent(I);
-    LLVMBasicBlockRef nb = LLVMAppendBasicBlockInContext(C, LLVMGetBasicBlockParent(old), "");
-    LLVMMoveBasicBlockAfter(nb, old);
-    LLVMPositionBuilderAtEnd(B, nb);
-    for (LLVMValueRef x = LLVMGetNextInstruction(I), nx; x; x = nx) {
-        nx = LLVMGetNextInstruction(x);
-        LLVMInstructionRemoveFromParent(x);
-        LLVMInsertIntoBuilder(B, x);
-    }
-    LLVMValueRef term = LLVMGetBasicBlockTerminator(nb);
-    unsigned ns = term ? LLVMGetNumSuccessors(term) : 0;
-    for (unsigned s = 0; s < ns; s++) {
-        LLVMBasicBlockRef sb = LLVMGetSuccessor(term, s);
-        for (LLVMValueRef phi = LLVMGetFirstInstruction(sb), np; phi && LLVMIsAPHINode(phi); phi = np) {
-            np = LLVMGetNextInstruction(phi);
-            unsigned n = LLVMCountIncoming(phi);
-            bool touched = false;
-            for (unsigned i = 0; i < n; i++) touched |= LLVMGetIncomingBlock(phi, i) == old;
-            if (!touched) continue;
-            /* the C API cannot retarget an incoming block: rebuild the phi */
-            LLVMPositionBuilderBefore(B, phi);
-            LLVMValueRef q = LLVMBuildPhi(B, LLVMTypeOf(phi), "");
-            for (unsigned i = 0; i < n; i++) {
-                LLVMValueRef v = LLVMGetIncomingValue(phi, i);
-                LLVMBasicBlockRef b = LLVMGetIncomingBlock(phi, i);
-                if (b == old) b = nb;
-                LLVMAddIncoming(q, &v, &b, 1);
-            }
-            LLVMReplaceAllUsesWith(phi, q);
-            LLVMInstructionEraseFromParent(phi);
-        }
-    }
-    return nb;
-}
 
 static bool in_list(LLVMValueRef *l, unsigned n, LLVMValueRef f) {
     for (unsigned i = 0; i < n; i++)
@@ -198,7 +162,7 @@ void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M) {
             /* .func type void(ctx, retbuf, parambuf): the callee shares the caller's ctx */
             LLVMValueRef I = calls[i];
             LLVMValueRef g = LLVMGetBasicBlockParent(LLVMGetInstructionParent(I));
-            LLVMBasicBlockRef cont = spirv_split_after(C, B, I);
+            LLVMBasicBlockRef cont = llvm_split_after(C, B, I);
             LLVMBasicBlockRef dead = LLVMAppendBasicBlockInContext(C, g, "dead");
             LLVMPositionBuilderAtEnd(B, dead);
             LLVMBuildRetVoid(B);
