@@ -61,6 +61,8 @@ typedef struct p2n_bk_kernel_info {
     uint32_t local_bytes;
     uint32_t max_threads_per_block;
     uint32_t reqntid[3];
+    int cluster_launch;              /* .explicitcluster without .reqnctapercluster: cuLaunchKernel (no cluster
+                                      * dimensions) fails with CUDA_ERROR_INVALID_CLUSTER_SIZE, as on NVIDIA */
     uint32_t num_regs;               /* best estimate; 0 = unknown */
 } p2n_bk_kernel_info;
 
@@ -105,6 +107,11 @@ typedef struct p2n_backend_ops {
     CUresult (*launch)(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err);
     CUresult (*synchronize)(void);   /* may be NULL (everything is synchronous) */
 } p2n_backend_ops;
+
+/* The device heap's size (CU_LIMIT_MALLOC_HEAP_SIZE, default 8 MiB) for a backend that builds its heap now, at
+ * the first launch of a kernel that calls malloc/free (driver-stub/ctx.c); from then on the limit is fixed and
+ * cuCtxSetLimit of it returns CUDA_ERROR_INVALID_VALUE, as CUDA does. */
+size_t p2n_drv_heap_claim(void);
 
 /* Backends compiled into this libcuda.so.1. */
 extern const p2n_backend_ops p2n_backend_cpu;

@@ -113,6 +113,7 @@ static void cpu_kernel_info_(const p2n_bk_kernel *k, p2n_bk_kernel_info *out)
     out->local_bytes = ki.local_bytes;
     out->max_threads_per_block = ki.max_threads_per_block;
     memcpy(out->reqntid, ki.reqntid, sizeof out->reqntid);
+    out->cluster_launch = ki.cluster_launch;
 }
 
 static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "exports.h"
 #include "internal.h"
 
 #define STACK_MAX 128
@@ -12,6 +14,15 @@ static _Thread_local p2n_ctx *ctx_stack[STACK_MAX];
 static _Thread_local int ctx_depth;
 
 static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20;
+/* set once a backend has built the device heap (a kernel calling malloc/free was launched): its size is fixed
+ * from then on, and cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) fails as CUDA's does */
+static int heap_claimed;
+
+size_t p2n_drv_heap_claim(void)
+{
+    heap_claimed = 1;
+    return limit_heap;
+}
 
 static p2n_ctx *current(void)
 {
@@ -33,6 +44,8 @@ static void release_resources(p2n_ctx *c)
     p2n_drv_ctx_flush_printf(c);
     p2n_drv_stream_release_ctx(c);
     p2n_drv_module_release_ctx(c);
+    p2n_drv_texobj_release_ctx(c);
+    p2n_drv_array_release_ctx(c);
     p2n_drv_alloc_release_ctx(c);
     c->sticky = CUDA_SUCCESS;
     c->active = 0;
@@ -180,6 +193,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (c->is_primary)
         return CUDA_ERROR_INVALID_CONTEXT;
+    p2n_drv_cls_release_ctx(c);
     release_resources(c);
     remove_from_stack(c);
     p2n_drv_unregister(c);
@@ -355,7 +369,13 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     switch (limit) {
     case CU_LIMIT_STACK_SIZE: limit_stack = value; break;
     case CU_LIMIT_PRINTF_FIFO_SIZE: limit_printf = value; break;
-    case CU_LIMIT_MALLOC_HEAP_SIZE: limit_heap = value; break;
+    case CU_LIMIT_MALLOC_HEAP_SIZE:
+        /* CUDA: "must be performed before launching any kernel that uses the malloc() or free() device system
+         * calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned" */
+        if (heap_claimed)
+            return CUDA_ERROR_INVALID_VALUE;
+        limit_heap = value;
+        break;
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
     case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
@@ -425,7 +445,13 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
         pthread_mutex_unlock(&p2n_drv.lock);
         return CUDA_ERROR_INVALID_CONTEXT;
     }
-    if (--c->refcount == 0)
+    int last = --c->refcount == 0;
+    pthread_mutex_unlock(&p2n_drv.lock);
+    /* cudart's per-context state goes first (its destructors may call the driver: outside the lock) */
+    if (last)
+        p2n_drv_cls_release_ctx(c);
+    pthread_mutex_lock(&p2n_drv.lock);
+    if (last && c->refcount == 0)
         release_resources(c);
     pthread_mutex_unlock(&p2n_drv.lock);
     return CUDA_SUCCESS;
@@ -441,8 +467,9 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     CUresult r = p2n_drv_check_device(dev);
     if (r != CUDA_SUCCESS)
         return r;
-    pthread_mutex_lock(&p2n_drv.lock);
     p2n_ctx *c = &p2n_drv.primary[dev];
+    p2n_drv_cls_release_ctx(c);   /* before the lock: cudart's destructors may call the driver */
+    pthread_mutex_lock(&p2n_drv.lock);
     release_resources(c);
     c->refcount = 0;
     c->flags = 0;

@@ -102,8 +102,9 @@ static CUresult pack_params(const p2n_func *f, void **kernelParams, void **extra
     return CUDA_SUCCESS;
 }
 
+/* cluster_dims: the launch names cluster dimensions (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) */
 static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned block[3], unsigned shmem,
-                       CUstream hStream, void **kernelParams, void **extra)
+                       CUstream hStream, void **kernelParams, void **extra, int cluster_dims)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx(NULL, &c);
@@ -125,6 +126,10 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     }
     if (threads > (uint64_t)p2n_drv.dev.max_threads_per_block)
         return CUDA_ERROR_INVALID_VALUE;
+    /* NVIDIA (recorded, conformance case cluster/sreg_explicitcluster_plain_launch): a kernel declared
+     * .explicitcluster without .reqnctapercluster cannot be launched without cluster dimensions */
+    if (f->info.cluster_launch && !cluster_dims)
+        return CUDA_ERROR_INVALID_CLUSTER_SIZE;
     if (f->info.max_threads_per_block && threads > f->info.max_threads_per_block)
         return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
     if (f->info.reqntid[0] && (block[0] != f->info.reqntid[0] || block[1] != (f->info.reqntid[1] ? f->info.reqntid[1] : 1) ||
@@ -165,7 +170,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
-    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra);
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
@@ -173,13 +178,14 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int g
                              unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
-    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra);
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     if (!config || (config->numAttrs && !config->attrs))
         return CUDA_ERROR_INVALID_VALUE;
+    int cluster_dims = 0;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const CUlaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
@@ -188,8 +194,16 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
                 return CUDA_ERROR_NOT_SUPPORTED;   /* grid-wide sync is not offered (attribute 95 = 0) */
             break;
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
-            if (a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1)
+            cluster_dims = 1;
+            /* no backend launches clusters: every block is a cluster of one (targets/llvm/emit_cluster.c); a kernel
+             * whose .reqnctapercluster asks for more is a stub that fails the same way (emit_module.c) */
+            if ((uint64_t)a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1) {
+                /* printed like a deferred unsupported kernel's reason (driver-stub/spirv_record.c, cpu_exec.c) */
+                fprintf(stderr, "ptx2native: cuLaunchKernelEx: thread-block clusters of %ux%ux%u blocks are not "
+                        "supported (only clusters of one block)\n", a->value.clusterDim.x, a->value.clusterDim.y,
+                        a->value.clusterDim.z);
                 return CUDA_ERROR_NOT_SUPPORTED;
+            }
             break;
         default:
             break;   /* priorities, access policy, sync policy ...: hints */
@@ -197,7 +211,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
     }
     const unsigned g[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
     const unsigned b[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
-    return launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra);
+    return launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra, cluster_dims);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)

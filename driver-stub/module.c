@@ -5,10 +5,17 @@
  *   2. a fatbin container (0xBA55ED50),
  *   3. an ELF file: our host code object (ELF with __p2n_module) goes to the backend as is; an NVIDIA cubin
  *      (e_machine EM_CUDA) is CUDA_ERROR_NO_BINARY_FOR_GPU,
- *   4. otherwise NUL-terminated PTX text.
+ *   4. the image cuLinkComplete returned (P2N_LINKED_MAGIC, link.c): native code, handed on as it is,
+ *   5. otherwise NUL-terminated PTX text.
+ * A fatbin wrapper of version 2 (nvcc -rdc=true) whose `data` container (nvlink's output) has no PTX: the PTX
+ * of every relocatable container in its NULL-terminated `filename_or_fatbins` array is compiled linked into
+ * one module (p2n_compile_linked; cudart-driver.md §7).
  * PTX (given directly, or the entry the fatbin library picks for the reported compute capability) is compiled
  * in process by p2n_compile() for the backend's code arch. Compile diagnostics (`file:line:col: error: ...`)
  * become the JIT error log (CU_JIT_ERROR_LOG_BUFFER) and the result is CUDA_ERROR_INVALID_PTX.
+ * Before that, a fatbin container's native code recorded by `ptx2native-fatbin rewrite` in its ELF file's
+ * `.p2n_native` section is looked up (native_lookup.c) and loaded instead; $P2N_REQUIRE_NATIVE=1 makes any
+ * PTX compilation here an error (CUDA_ERROR_NO_BINARY_FOR_GPU).
  *
  * Modules and libraries are the same object here: a CUlibrary is a p2n_module, a CUkernel is a p2n_func
  * (cudart passes CUkernel handles as CUfunction, so they must be interchangeable).
@@ -20,6 +27,8 @@
 #include <time.h>
 
 #include "internal.h"
+#include "link.h"
+#include "native_lookup.h"
 #include "p2n_fatbin.h"
 #include "ptx2native.h"
 
@@ -171,12 +180,28 @@ typedef struct load_out {
     int ptx_version;
 } load_out;
 
-static void compile_ptx(const char *ptx, size_t len, const char *filename, const p2n_options *opt, load_out *o)
+/* Compiles n PTX texts for the backend; `link`: linked into one module (p2n_compile_linked: an .extern
+ * that no input defines is an error), else one module compiled alone (p2n_compile). */
+static void compile_inputs(const p2n_input *in, unsigned n, int link, const p2n_options *opt, load_out *o)
 {
+    if (p2n_drv_require_native()) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "ptx2native: P2N_REQUIRE_NATIVE=1: refusing to JIT-compile the PTX of %s%s\n",
+                 n ? in[0].filename : "(none)", n > 1 ? " and the modules linked with it" : "");
+        o->r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+        o->log = strdup(msg);
+        fprintf(stderr, "%s", msg);
+        return;
+    }
     p2n_result res;
     memset(&res, 0, sizeof res);
-    p2n_status st = p2n_compile(ptx, len, filename, opt, &res);
-    o->ptx_version = parse_ptx_version(ptx, len);
+    p2n_status st = link ? p2n_compile_linked(in, n, opt, &res) : p2n_compile(in->ptx, in->len, in->filename, opt, &res);
+    const char *filename = n ? in[0].filename : "";
+    for (unsigned k = 0; k < n; k++) {
+        int v = parse_ptx_version(in[k].ptx, in[k].len);
+        if (v > o->ptx_version)
+            o->ptx_version = v;
+    }
     const char *diag = res.diagnostics ? res.diagnostics : "";
     switch (st) {
     case P2N_OK:
@@ -209,21 +234,31 @@ static void compile_ptx(const char *ptx, size_t len, const char *filename, const
     p2n_result_free(&res);
 }
 
-/* Native code recorded in a `.p2n_native` section for this container (docs/fatbin-native-section.md).
- * Not wired yet: it needs the ELF section of the object that holds the container (dl_iterate_phdr to find
- * the object, its section headers from the file). Returns 1 and a malloc'd copy when found. */
-static int find_native(const p2n_fb_container *c, uint8_t **out, size_t *len)
+static void compile_ptx(const char *ptx, size_t len, const char *filename, const p2n_options *opt, load_out *o)
 {
-    (void)c;
-    (void)out;
-    (void)len;
-    return 0;
+    p2n_input in = {ptx, len, filename};
+    compile_inputs(&in, 1, 0, opt, o);
 }
 
 static void load_container(const p2n_fb_container *c, const jit_opts *j, load_out *o)
 {
-    if (find_native(c, &o->image, &o->size)) {
+    /* native code `ptx2native-fatbin rewrite` recorded for this container (native_lookup.c) */
+    char why[1024] = "";
+    if (j->popt.device_lacks)   /* the recorded code was compiled for a device that lacks nothing */
+        snprintf(why, sizeof why, "fatbin container at %p: the device lacks features (P2N_LACKS_* 0x%x) that "
+                 "ahead-of-time code may use", (const void *)c->data, j->popt.device_lacks);
+    else if (p2n_drv_native_code(c->data, c->size, p2n_drv.be->code_arch, &o->image, &o->size, why, sizeof why)) {
         o->r = CUDA_SUCCESS;
+        return;
+    }
+    if (p2n_drv_verbose())
+        fprintf(stderr, "ptx2native: no native code, JIT-compiling the PTX: %s\n", why);
+    if (p2n_drv_require_native()) {
+        char msg[1400];
+        snprintf(msg, sizeof msg, "ptx2native: P2N_REQUIRE_NATIVE=1: refusing to JIT-compile the PTX of %s\n", why);
+        o->r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+        o->log = strdup(msg);
+        fprintf(stderr, "%s", msg);
         return;
     }
     unsigned max_arch = (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor);
@@ -259,6 +294,85 @@ static void load_container(const p2n_fb_container *c, const jit_opts *j, load_ou
     snprintf(name, sizeof name, "fatbin:%s.ptx", arch);
     compile_ptx((const char *)ptx, ptx_len, name, &popt, o);
     free(ptx);
+}
+
+CUresult p2n_drv_container_ptx(const p2n_fb_container *c, const char *what, char **ptx, size_t *len,
+                                char *name, size_t name_len, char **log)
+{
+    unsigned max_arch = (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor);
+    int above = 0;
+    int idx = p2n_fb_select_ptx(c, max_arch, &above);
+    if (idx < 0) {
+        char msg[512];
+        int n = snprintf(msg, sizeof msg, "ptx2native: %s holds no PTX (entries:", what);
+        for (size_t i = 0; i < c->n_entries && n > 0 && (size_t)n < sizeof msg - 40; i++) {
+            char arch[16];
+            p2n_fb_arch_name(&c->entries[i], arch, sizeof arch);
+            n += snprintf(msg + n, sizeof msg - (size_t)n, " %s %s", p2n_fb_kind_name(c->entries[i].kind), arch);
+        }
+        if (n > 0 && (size_t)n < sizeof msg - 2)
+            snprintf(msg + n, sizeof msg - (size_t)n, ")\n");
+        *log = strdup(msg);
+        return CUDA_ERROR_NO_BINARY_FOR_GPU;
+    }
+    const p2n_fb_entry *e = &c->entries[idx];
+    char err[512];
+    uint8_t *text = NULL;
+    if (p2n_fb_decode(e, &text, len, what, e->offset, err, sizeof err) != P2N_FB_OK) {
+        *log = strdup(err);
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    char arch[16];
+    p2n_fb_arch_name(e, arch, sizeof arch);
+    snprintf(name, name_len, "%s:%s.ptx", what, arch);
+    *ptx = (char *)text;
+    return CUDA_SUCCESS;
+}
+
+/* A version-2 wrapper's relocatable containers (NULL-terminated array at +16), PTX linked into one module. */
+static void load_relocatable(const void *wrapper, const jit_opts *j, load_out *o)
+{
+    const void *const *arr;
+    memcpy(&arr, (const uint8_t *)wrapper + 16, sizeof arr);
+    unsigned n = 0;
+    while (arr && n < 65536 && arr[n])
+        n++;
+    if (!n) {
+        o->r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+        o->log = strdup("ptx2native: -rdc fatbin (wrapper version 2): the linked container holds no PTX and the "
+                        "wrapper lists no relocatable containers\n");
+        return;
+    }
+    p2n_input *in = calloc(n, sizeof *in);
+    char (*names)[64] = calloc(n, sizeof *names);
+    unsigned got = 0;
+    o->r = in && names ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    for (unsigned k = 0; k < n && o->r == CUDA_SUCCESS; k++, got++) {
+        char what[64], err[512];
+        snprintf(what, sizeof what, "relocatable fatbin %u of %u", k, n);
+        p2n_fb_container c;
+        memset(&c, 0, sizeof c);
+        if (p2n_fb_parse_container(arr[k], SIZE_MAX, what, 0, &c, err, sizeof err) != P2N_FB_OK) {
+            o->r = CUDA_ERROR_INVALID_IMAGE;
+            o->log = strdup(err);
+            break;
+        }
+        char *ptx = NULL;
+        size_t len = 0;
+        o->r = p2n_drv_container_ptx(&c, what, &ptx, &len, names[k], sizeof names[k], &o->log);
+        p2n_fb_container_free(&c);
+        if (o->r != CUDA_SUCCESS)
+            break;
+        in[k] = (p2n_input){ptx, len, names[k]};
+    }
+    if (o->r == CUDA_SUCCESS)
+        compile_inputs(in, n, 1, &j->popt, o);
+    else
+        fprintf(stderr, "%s", o->log ? o->log : "");
+    for (unsigned k = 0; in && k < got; k++)
+        free((void *)in[k].ptx);
+    free(in);
+    free(names);
 }
 
 /* Extent of an ELF image in memory (cuModuleLoadData gives no size): the furthest byte any header or
@@ -309,8 +423,26 @@ static void load_any(const void *image, size_t known_size, const char *filename,
                 fprintf(stderr, "ptx2native: bad fatbin: %s\n", err);
             return;
         }
-        load_container(&c, j, o);
+        unsigned max_arch = (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor);
+        int above = 0;
+        if (magic == P2N_FB_WRAPPER_MAGIC && ver == 2 && p2n_fb_select_ptx(&c, max_arch, &above) < 0)
+            load_relocatable(image, j, o);
+        else
+            load_container(&c, j, o);
         p2n_fb_container_free(&c);
+        return;
+    }
+    if (magic != 0 && strncmp((const char *)p, P2N_LINKED_MAGIC, 8) == 0) {
+        uint64_t size;
+        memcpy(&size, p + 8, sizeof size);
+        o->image = malloc(size ? size : 1);
+        if (!o->image) {
+            o->r = CUDA_ERROR_OUT_OF_MEMORY;
+            return;
+        }
+        memcpy(o->image, p + 16, size);
+        o->size = size;
+        o->r = CUDA_SUCCESS;
         return;
     }
     if (magic != 0 && memcmp(p, ELFMAG, SELFMAG) == 0) {
@@ -346,6 +478,47 @@ static void load_any(const void *image, size_t known_size, const char *filename,
         return;
     }
     compile_ptx((const char *)p, len, filename, &j->popt, o);
+}
+
+CUresult p2n_drv_link_ptx(const p2n_input *in, unsigned n, unsigned nopt, CUjit_option *opts, void **vals,
+                          uint8_t **image, size_t *size)
+{
+    jit_opts j;
+    CUresult r = parse_jit(nopt, opts, vals, &j);
+    if (r != CUDA_SUCCESS)
+        return r;
+    load_out o;
+    memset(&o, 0, sizeof o);
+    compile_inputs(in, n, 1, &j.popt, &o);
+    write_log(j.error_log, j.error_log_size, j.error_log_idx, vals, o.r == CUDA_SUCCESS ? "" : o.log);
+    write_log(j.info_log, j.info_log_size, j.info_log_idx, vals, o.r == CUDA_SUCCESS ? o.log : "");
+    free(o.log);
+    if (o.r != CUDA_SUCCESS) {
+        free(o.image);
+        return o.r == CUDA_ERROR_INVALID_PTX ? CUDA_ERROR_INVALID_SOURCE : o.r; /* NVIDIA's answer to link errors */
+    }
+    uint64_t sz = o.size;
+    *image = malloc(16 + o.size);
+    if (!*image) {
+        free(o.image);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    memcpy(*image, P2N_LINKED_MAGIC, 8);
+    memcpy(*image + 8, &sz, 8);
+    memcpy(*image + 16, o.image, o.size);
+    *size = 16 + o.size;
+    free(o.image);
+    return CUDA_SUCCESS;
+}
+
+CUresult p2n_drv_jit_log(unsigned nopt, CUjit_option *opts, void **vals, const char *error_text)
+{
+    jit_opts j;
+    CUresult r = parse_jit(nopt, opts, vals, &j);
+    if (r != CUDA_SUCCESS)
+        return r;
+    write_log(j.error_log, j.error_log_size, j.error_log_idx, vals, error_text ? error_text : "");
+    return CUDA_SUCCESS;
 }
 
 static CUresult make_module(p2n_ctx *c, const void *image, size_t known_size, const char *filename,

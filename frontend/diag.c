@@ -26,12 +26,13 @@ static void emit(p2n_diags *d, const char *kind, uint32_t line, uint32_t col, co
     if (total > limit) return;
     char buf[1024];
     int n;
+    const char *file = diag_locate(d, &line);
     if (total == limit) {
         n = snprintf(buf, sizeof buf, "%s: note: too many diagnostics, further ones are not shown\n",
                      d->file ? d->file : "<input>");
     } else {
-        n = line ? snprintf(buf, sizeof buf, "%s:%u:%u: %s: ", d->file ? d->file : "<input>", line, col, kind)
-                 : snprintf(buf, sizeof buf, "%s: %s: ", d->file ? d->file : "<input>", kind);
+        n = line ? snprintf(buf, sizeof buf, "%s:%u:%u: %s: ", file ? file : "<input>", line, col, kind)
+                 : snprintf(buf, sizeof buf, "%s: %s: ", file ? file : "<input>", kind);
         if (n < 0) n = 0;
         int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
         if (m > 0) n += m;
@@ -65,6 +66,15 @@ void diag_plain(p2n_diags *d, const char *kind, const char *fmt, ...) {
     va_end(ap);
     if (strcmp(kind, "error") == 0) d->nerrors++;
     else d->nwarnings++;
+}
+
+const char *diag_locate(const p2n_diags *d, uint32_t *line) {
+    for (unsigned k = d->nsegs; *line && k-- > 0;) /* which linked input the line belongs to */
+        if (*line > d->seg_base[k]) {
+            *line -= d->seg_base[k];
+            return d->seg_file[k];
+        }
+    return d->file;
 }
 
 void diag_free(p2n_diags *d) {

@@ -12,7 +12,7 @@
 #include "container.h"
 
 static void usage(FILE *f) {
-    fputs("usage: ptx2native [options] INPUT.ptx [-o OUTPUT]\n"
+    fputs("usage: ptx2native [options] INPUT.ptx [INPUT2.ptx ...] [-o OUTPUT]\n"
           "\n"
           "Compiles a PTX module ahead of time for AMD GPUs, Intel GPUs (SPIR-V) or the host CPU.\n"
           "\n"
@@ -36,7 +36,9 @@ static void usage(FILE *f) {
           "  -v                      verbose\n"
           "  --version, --help\n"
           "\n"
-          "INPUT '-' reads standard input. Exit status: 0 ok, 1 bad input, 2 internal error.\n",
+          "INPUT '-' reads standard input. Several inputs are linked into one module before compiling\n"
+          "(separate compilation, nvcc -rdc=true: .extern symbols resolve to the other inputs' definitions).\n"
+          "Exit status: 0 ok, 1 bad input, 2 internal error.\n",
           f);
 }
 
@@ -86,7 +88,7 @@ static int write_atomic(const char *path, const void *data, size_t len) {
 
 /* --offload-arch=a,b,c: compile for each target, then one container; metadata left empty for now (the
  * shared emission keeps the kernel table in the host descriptor only). */
-static p2n_status compile_multi(const char *src, size_t len, const char *name, const p2n_options *base, char *list,
+static p2n_status compile_multi(const p2n_input *in, unsigned nin, const p2n_options *base, char *list,
                                 p2n_result *out) {
     p2n_container_entry ents[32];
     p2n_result res[32];
@@ -98,7 +100,8 @@ static p2n_status compile_multi(const char *src, size_t len, const char *name, c
     for (char *s = list, *t; (t = strtok_r(s, ",", &s)) && n < 32;) {
         p2n_options o = *base;
         o.arch = t;
-        p2n_status s1 = p2n_compile(src, len, name, &o, &res[n]);
+        p2n_status s1 = nin == 1 ? p2n_compile(in[0].ptx, in[0].len, in[0].filename, &o, &res[n])
+                                 : p2n_compile_linked(in, nin, &o, &res[n]);
         size_t k = res[n].diagnostics ? strlen(res[n].diagnostics) : 0;
         char *nd = realloc(diags, dlen + k + 1);
         if (nd) { diags = nd; memcpy(diags + dlen, res[n].diagnostics ? res[n].diagnostics : "", k + 1); dlen += k; }
@@ -123,7 +126,10 @@ static p2n_status compile_multi(const char *src, size_t len, const char *name, c
 }
 
 int main(int argc, char **argv) {
-    const char *input = NULL, *output = NULL, *archs = "host";
+    const char *output = NULL, *archs = "host";
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    unsigned ninputs = 0;
+    if (!inputs) return 2;
     p2n_options opt = {.opt_level = 2, .emit = P2N_EMIT_OBJ};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -192,12 +198,9 @@ int main(int argc, char **argv) {
         } else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "ptx2native: error: unknown option '%s' (see --help)\n", a);
             return 1;
-        } else if (input) {
-            fprintf(stderr, "ptx2native: error: more than one input file ('%s' and '%s')\n", input, a);
-            return 1;
-        } else input = a;
+        } else inputs[ninputs++] = a;
     }
-    if (!input) { usage(stderr); return 1; }
+    if (!ninputs) { usage(stderr); return 1; }
     const char *env_jobs = getenv("P2N_JOBS");
     if (!opt.jobs && !(env_jobs && *env_jobs)) opt.jobs = -1; /* -j0: parallel where it pays (codegen.c) */
     char *archlist = NULL;
@@ -219,21 +222,30 @@ int main(int argc, char **argv) {
         fputs("ptx2native: error: native code needs an output file (-o FILE)\n", stderr);
         return 1;
     }
-    FILE *in = strcmp(input, "-") == 0 ? stdin : fopen(input, "rb");
-    if (!in) { fprintf(stderr, "ptx2native: error: cannot open '%s': %s\n", input, strerror(errno)); return 1; }
-    size_t len = 0;
-    char *src = read_all(in, &len);
-    if (in != stdin) fclose(in);
-    if (!src) { fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input); return 1; }
+    p2n_input *in = calloc(ninputs, sizeof *in);
+    if (!in) return 2;
+    for (unsigned k = 0; k < ninputs; k++) {
+        const char *input = inputs[k];
+        FILE *f = strcmp(input, "-") == 0 ? stdin : fopen(input, "rb");
+        if (!f) { fprintf(stderr, "ptx2native: error: cannot open '%s': %s\n", input, strerror(errno)); return 1; }
+        size_t len = 0;
+        char *src = read_all(f, &len);
+        if (f != stdin) fclose(f);
+        if (!src) { fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input); return 1; }
+        in[k] = (p2n_input){src, len, strcmp(input, "-") == 0 ? "<stdin>" : input};
+    }
     p2n_result r;
     p2n_status st;
     if (archlist) {
-        st = compile_multi(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, archlist, &r);
+        st = compile_multi(in, ninputs, &opt, archlist, &r);
         free(archlist);
     } else {
-        st = p2n_compile(src, len, strcmp(input, "-") == 0 ? "<stdin>" : input, &opt, &r);
+        st = ninputs == 1 ? p2n_compile(in[0].ptx, in[0].len, in[0].filename, &opt, &r)
+                          : p2n_compile_linked(in, ninputs, &opt, &r);
     }
-    free(src);
+    for (unsigned k = 0; k < ninputs; k++) free((void *)in[k].ptx);
+    free(in);
+    free(inputs);
     if (r.diagnostics && r.diagnostics[0]) fputs(r.diagnostics, stderr);
     int rc = st == P2N_OK ? 0 : st == P2N_INTERNAL_ERROR ? 2 : 1;
     if (st == P2N_OK) {

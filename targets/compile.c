@@ -6,6 +6,7 @@
 #include "ir.h"
 #include "parser.h"
 #include "passes.h"
+#include "link_modules.h"
 #include "ptx2native.h"
 #include "target.h"
 #include "llvm/codegen.h"
@@ -64,34 +65,102 @@ static p2n_status finish(p2n_result *out, p2n_diags *d, p2n_status st) {
     return st;
 }
 
+static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *dp,
+                             p2n_result *out, double t_parse);
+
+/* Parses one input into *m (NULL after errors, reported in d under the input's name). */
+static ir_module *parse_input(const p2n_input *in, p2n_diags *d) {
+    d->file = in->filename ? in->filename : "<input>";
+    size_t len = in->len;
+    /* fatbin payloads end in NULs; they are not part of the text */
+    while (len && in->ptx[len - 1] == 0) len--;
+    if (memchr(in->ptx, 0, len)) {
+        diag_plain(d, "error", "input contains NUL bytes: not PTX text");
+        return NULL;
+    }
+    unsigned errors0 = d->nerrors;
+    ir_module *m = ptx_parse(in->ptx, len, d);
+    if (d->nerrors != errors0) {
+        ir_module_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+static p2n_status compile_inputs(const p2n_input *inputs, unsigned n, bool link, const p2n_options *opt,
+                                 p2n_result *out);
+
 p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const p2n_options *opt,
                        p2n_result *out) {
+    p2n_input in = {ptx, len, filename};
+    return compile_inputs(&in, 1, false, opt, out);
+}
+
+p2n_status p2n_compile_linked(const p2n_input *inputs, unsigned n, const p2n_options *opt, p2n_result *out) {
+    return compile_inputs(inputs, n, true, opt, out);
+}
+
+/* link: resolve symbols (passes/link_modules.c) even for one input, so that an .extern nothing defines is a
+ * link error; without it (p2n_compile) the module compiles alone, its externs left to the target. */
+static p2n_status compile_inputs(const p2n_input *inputs, unsigned n, bool link, const p2n_options *opt,
+                                 p2n_result *out) {
     memset(out, 0, sizeof *out);
     p2n_options defaults = {.opt_level = 2};
     if (!opt) opt = &defaults;
-    p2n_diags d = {.file = filename ? filename : "<input>"};
+    p2n_diags d = {.file = n && inputs[0].filename ? inputs[0].filename : "<input>"};
     const char *arch = opt->arch ? opt->arch : "host";
     const target_desc *target = target_find(arch);
     if (!target) {
         diag_plain(&d, "error", "unknown target '%s' (see --print-targets)", arch);
         return finish(out, &d, P2N_BAD_INPUT);
     }
-    /* fatbin payloads end in NULs; they are not part of the text */
-    while (len && ptx[len - 1] == 0) len--;
-    if (memchr(ptx, 0, len)) {
-        diag_plain(&d, "error", "input contains NUL bytes: not PTX text");
+    if (!n) {
+        diag_plain(&d, "error", "no PTX input");
         return finish(out, &d, P2N_BAD_INPUT);
     }
     double t_parse = now_s();
-    ir_module *m = ptx_parse(ptx, len, &d);
-    t_parse = now_s() - t_parse;
-    if (d.nerrors) {
-        ir_module_free(m);
-        return finish(out, &d, P2N_BAD_INPUT);
+    if (n == 1 && !link) {
+        ir_module *m = parse_input(&inputs[0], &d);
+        if (!m) return finish(out, &d, P2N_BAD_INPUT);
+        return compile_ir(m, target, opt, &d, out, now_s() - t_parse);
     }
+    /* separate compilation: parse every input, then link them into one module (passes/link_modules.c) */
+    ir_module **mods = calloc(n, sizeof *mods);
+    const char **names = calloc(n, sizeof *names);
+    uint32_t *lines = calloc(n, sizeof *lines), *seg_base = calloc(n, sizeof *seg_base);
+    ir_module *m = NULL;
+    if (!mods || !names || !lines || !seg_base) {
+        diag_plain(&d, "error", "out of memory");
+        goto out;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        names[k] = inputs[k].filename ? inputs[k].filename : "<input>";
+        uint32_t nl = 1;
+        for (size_t i = 0; i < inputs[k].len; i++) nl += inputs[k].ptx[i] == '\n';
+        lines[k] = nl;
+        mods[k] = parse_input(&inputs[k], &d);
+    }
+    d.file = names[0];
+    if (!d.nerrors) m = link_modules(mods, names, lines, n, &d, seg_base);
+out:
+    for (unsigned k = 0; mods && k < n; k++) ir_module_free(mods[k]);
+    free(mods);
+    free(lines);
+    p2n_status st = P2N_BAD_INPUT;
+    if (m) st = compile_ir(m, target, opt, &d, out, now_s() - t_parse);
+    else finish(out, &d, st);
+    free(names);
+    free(seg_base);
+    return st;
+}
+
+/* The rest of the pipeline on a parsed (and, for several inputs, linked) module; frees it. */
+static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *dp,
+                             p2n_result *out, double t_parse) {
+    p2n_diags d = *dp; /* by value below, as before; handed back through finish() */
     char *verr = NULL;
     if (!ir_verify(m, &verr)) {
-        diag_plain(&d, "error", "internal compiler error: parser produced invalid IR:\n%s", verr ? verr : "");
+        diag_plain(&d, "error", "internal compiler error: parser (or linker) produced invalid IR:\n%s", verr ? verr : "");
         free(verr);
         ir_module_free(m);
         return finish(out, &d, P2N_INTERNAL_ERROR);

@@ -92,6 +92,21 @@ p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const 
                        p2n_result *out);
 void p2n_result_free(p2n_result *r);
 
+/* One PTX text of a separately compiled program (nvcc -rdc=true: one per translation unit). */
+typedef struct p2n_input {
+    const char *ptx;       /* need not be NUL-terminated */
+    size_t len;
+    const char *filename;  /* used only in diagnostics */
+} p2n_input;
+
+/* Compiles n PTX modules linked into one (PTX ISA "Linking directives": .extern declarations resolve to
+ * the .visible/.weak/.common definitions of the other modules; a strong definition wins over .weak ones,
+ * .common takes the largest). Every module's kernels are in the output. Duplicate definitions, type or size
+ * mismatches, different .address_size and uses of symbols no module defines are errors naming the symbol and
+ * both locations. The output uses the highest .version and .target of the inputs. With n == 1 the module is
+ * linked alone: unlike p2n_compile(), a used .extern symbol it does not define is an error. */
+p2n_status p2n_compile_linked(const p2n_input *inputs, unsigned n, const p2n_options *opt, p2n_result *out);
+
 /* Target names the library knows, NULL-terminated; whether each is implemented yet is p2n_target_ready(). */
 const char *const *p2n_target_names(void);
 int p2n_target_ready(const char *arch);

@@ -51,6 +51,7 @@ typedef struct cpu_kernel_info {
     uint32_t local_bytes;           /* per-thread .local frame */
     uint32_t max_threads_per_block; /* from .maxntid/.reqntid, else 1024 */
     uint32_t reqntid[3];            /* 0 when not required */
+    int cluster_launch;             /* P2N_KERNEL_CLUSTER_LAUNCH: launches must give cluster dimensions */
 } cpu_kernel_info;
 void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info);
 

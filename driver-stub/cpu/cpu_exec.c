@@ -872,11 +872,11 @@ static uint32_t rt_is_local(p2n_thread_ctx *ctx, uint64_t addr) {
 static void rt_warp_matrix(p2n_thread_ctx *ctx, uint32_t op, uint32_t *io) {
     fiber *f = F(ctx);
     uint32_t kind = op & 0xffu;
-    if (kind == P2N_MX_WMMA_LOAD || kind == P2N_MX_WMMA_STORE) {
+    if (kind == P2N_MX_WMMA_LOAD || kind == P2N_MX_WMMA_STORE || kind == P2N_MX_FRAG_LOAD || kind == P2N_MX_FRAG_STORE) {
         p2n_matrix_lane(op, io, f->lane);
         return;
     }
-    if (kind < P2N_MX_LDMATRIX || kind > P2N_MX_WMMA_F16_F32_M16N16K16)
+    if (kind < P2N_MX_LDMATRIX || kind > P2N_MX_MOVMATRIX)
         fail_thread(f->w, f, CPU_ERR_LAUNCH_FAILED, "warp matrix operation: unknown operation 0x%x", op);
     coll_arrive(f, C_MATRIX, 0, 0xffffffffu, (uint64_t)(uintptr_t)io, op, 0);
 }

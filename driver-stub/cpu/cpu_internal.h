@@ -6,6 +6,7 @@
 #include "cpu_backend.h"
 #include "host_abi.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -44,6 +45,11 @@ int p2n_format_printf(p2n_buf *out, const char *format, const void *args);
  * (wmma.load / wmma.store). */
 void p2n_matrix_compute(uint32_t op, uint32_t *io[32]);
 void p2n_matrix_lane(uint32_t op, uint32_t *io, uint32_t lane);
+/* the generic forms (cpu_mma.c, mx_forms.h); false for another kind */
+bool p2n_mma_compute(uint32_t op, uint32_t *io[32]);
+bool p2n_mma_lane(uint32_t op, uint32_t *io, uint32_t lane);
+/* the tensor-core f32 sum of c (terms[0]) and exact products; `exact` their double sum (cpu_mma.c) */
+float p2n_tc_sum_f32(const double *terms, unsigned n, double exact);
 
 /* ---- hooks for tests and tools ---- */
 /* Number of worker threads for the next launches: 0 = default (P2N_CPU_THREADS, else the number of CPUs). */

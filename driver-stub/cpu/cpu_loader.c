@@ -291,4 +291,5 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
             info->reqntid[i] = d->reqntid[i] ? d->reqntid[i] : 1;
     }
     info->max_threads_per_block = maxt;
+    info->cluster_launch = (d->flags & P2N_KERNEL_CLUSTER_LAUNCH) != 0;
 }

@@ -27,22 +27,24 @@ static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 static uint16_t half_of(const uint32_t *io, unsigned idx) { return (uint16_t)(io[idx >> 1] >> ((idx & 1) * 16)); }
 
-/* d = c + sum a[k]*b[k] over k < K. The f16 products are exact; the sum is formed exactly (double holds it
- * for operands of ordinary range) and rounded once to f32. */
+/* d = c + sum a[k]*b[k] over k < K. The f16 products are exact; the sum as the H200's tensor cores form it
+ * (cpu_mma.c p2n_tc_sum_f32). */
 static float dot_f16(const float *a, const float *b, unsigned K, float c) {
     bool special = !isfinite(c);
-    double s = c;
+    double s = c, terms[17];
+    terms[0] = c;
     for (unsigned k = 0; k < K; k++) {
         double p = (double)a[k] * (double)b[k];
         special |= !isfinite(p);
         s += p;
+        terms[1 + k] = p;
     }
     if (special) {
         float r = c;
         for (unsigned k = 0; k < K; k++) r += a[k] * b[k];
         return isnan(r) ? bits_f(0x7fffffffu) : r;
     }
-    return (float)s;
+    return p2n_tc_sum_f32(terms, K + 1, s);
 }
 
 static void ldst_matrix(uint32_t op, uint32_t *io[32], bool ld) {
@@ -158,11 +160,12 @@ void p2n_matrix_compute(uint32_t op, uint32_t *io[32]) {
     case P2N_MX_MMA_F16_F32_M16N8K16:
     case P2N_MX_MMA_S8_S32_M16N8K32: mma_m16n8(op & 0xffu, io); break;
     case P2N_MX_WMMA_F16_F32_M16N16K16: wmma_m16n16k16(io); break;
-    default: break;
+    default: p2n_mma_compute(op, io); break;
     }
 }
 
 void p2n_matrix_lane(uint32_t op, uint32_t *io, uint32_t lane) {
+    if (p2n_mma_lane(op, io, lane)) return;
     uint64_t a;
     memcpy(&a, io, 8);
     uint8_t *base = (uint8_t *)(uintptr_t)a;

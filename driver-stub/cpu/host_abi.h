@@ -68,7 +68,10 @@ enum { P2N_REDUX_ADD = 0, P2N_REDUX_MIN = 1, P2N_REDUX_MAX = 2, P2N_REDUX_UMIN =
  * wmma fragments (our layout): lane l holds elements l*8 .. l*8+7 of the row-major 16x16 matrix (A, B as
  * f16 in the halves of regs 0..3, regs 4..7 zero; C/D as f32 in regs 0..7). */
 enum { P2N_MX_LDMATRIX = 1, P2N_MX_STMATRIX = 2, P2N_MX_MMA_F16_F32_M16N8K16 = 3, P2N_MX_MMA_S8_S32_M16N8K32 = 4,
-       P2N_MX_WMMA_F16_F32_M16N16K16 = 5, P2N_MX_WMMA_LOAD = 6, P2N_MX_WMMA_STORE = 7 };
+       P2N_MX_WMMA_F16_F32_M16N16K16 = 5, P2N_MX_WMMA_LOAD = 6, P2N_MX_WMMA_STORE = 7,
+       /* the generic forms of mx_forms.h: mma.sync/wmma.mma of any shape and type, wmma fragment load/store
+        * (lane-local), movmatrix */
+       P2N_MX_MMA = 8, P2N_MX_FRAG_LOAD = 9, P2N_MX_FRAG_STORE = 10, P2N_MX_MOVMATRIX = 11 };
 #define P2N_MX_NUM(op) (((op) >> 8) & 0xfu)   /* ldmatrix/stmatrix: number of matrices (1, 2, 4) */
 #define P2N_MX_TRANS 0x1000u                   /* ldmatrix/stmatrix .trans */
 #define P2N_MX_COLMAJOR 0x2000u                /* wmma.load/store .col */
@@ -126,7 +129,9 @@ typedef struct p2n_rt_table {
 } p2n_rt_table;
 
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,
-       P2N_KERNEL_THREAD_LOOP = 8u /* block_entry is set (version 2) */ };
+       P2N_KERNEL_THREAD_LOOP = 8u /* block_entry is set (version 2) */,
+       P2N_KERNEL_CLUSTER_LAUNCH = 16u /* .explicitcluster without .reqnctapercluster: a launch must give cluster
+                                        * dimensions (cuLaunchKernel fails with CUDA_ERROR_INVALID_CLUSTER_SIZE) */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 

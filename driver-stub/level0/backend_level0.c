@@ -42,6 +42,7 @@ static struct {
     ze_command_list_handle_t cl;
     ze_device_compute_properties_t cp; /* group size/count limits, checked before every launch */
     void *stage; /* zeMemAllocHost bytes for reading device memory (the strings an assert names), on first use */
+    void *heap;  /* device malloc/free (targets/spirv/spirv_heap.c): shared USM, built at the first launch needing it */
 } S;
 
 struct p2n_bk_module {
@@ -266,6 +267,7 @@ static void l0_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->param_sizes = k->km->sizes;
     o->param_buffer_size = k->km->pbsize;
     o->static_shared_bytes = k->km->static_smem;
+    o->cluster_launch = k->km->cluster_launch;
     o->max_threads_per_block = 1024;
     ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
     if (ze.zeKernelGetProperties(k->k, &kp) == ZE_RESULT_SUCCESS && kp.requiredSubgroupSize &&
@@ -308,6 +310,26 @@ static CUresult check_record(p2n_bk_kernel *k, char **err) {
     return p2n_rec_report(r, k->km->name, read_dev, err);
 }
 
+/* The device heap (header: spirv_meta.h); kernels reach it through indirect access (zeKernelSetIndirectAccess
+ * DEVICE|HOST|SHARED at kernel creation). Lives as long as the backend. */
+static CUresult heap_get(void **out, char **err) {
+    if (!S.heap) {
+        size_t bytes = p2n_drv_heap_claim();
+        void *h;
+        if (l0_mem_alloc(SPIRV_HEAP_HDR + bytes, &h) != CUDA_SUCCESS) {
+            if (err) *err = p2n_bk_msg("cannot allocate the device heap (%zu bytes)", bytes);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        memset(h, 0, SPIRV_HEAP_HDR);
+        uint64_t v[2] = {SPIRV_HEAP_HDR, SPIRV_HEAP_HDR + (uint64_t)bytes};
+        memcpy((char *)h + SPIRV_HEAP_BUMP, &v[0], 8);
+        memcpy((char *)h + SPIRV_HEAP_END, &v[1], 8);
+        S.heap = h;
+    }
+    *out = S.heap;
+    return CUDA_SUCCESS;
+}
+
 static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
     const spirv_kernel_meta *km = k->km;
     const uint8_t *pb = l->params;
@@ -322,6 +344,13 @@ static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) 
         /* %globaltimer's base, then the record itself (a pointer argument's value is the pointer) */
         uint64_t now = p2n_rec_now_ns();
         memcpy((char *)k->m->rec + SPIRV_REC_TIME_OFF, &now, sizeof now);
+        if (k->m->meta.heap) { /* malloc/free find the heap through the record (spirv_heap.c) */
+            void *heap;
+            CUresult cr = heap_get(&heap, err);
+            if (cr != CUDA_SUCCESS) return cr;
+            uint64_t a = (uint64_t)(uintptr_t)heap;
+            memcpy((char *)k->m->rec + SPIRV_REC_HEAP_OFF, &a, sizeof a);
+        }
         void *rec = k->m->rec;
         r = ze.zeKernelSetArgumentValue(k->k, km->nparams + 2, sizeof rec, &rec);
     }

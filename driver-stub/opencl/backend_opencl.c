@@ -42,6 +42,7 @@ static struct {
     pthread_mutex_t lock;
     void **allocs;
     size_t nallocs, cap;
+    void *heap; /* device malloc/free (targets/spirv/spirv_heap.c), built at the first launch that needs it */
 } S = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 struct p2n_bk_module {
@@ -387,6 +388,7 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->param_buffer_size = k->km->pbsize;
     o->static_shared_bytes = k->km->static_smem;
     o->max_threads_per_block = k->wgmax;
+    o->cluster_launch = k->km->cluster_launch;
 }
 
 static CUresult read_dev(void *dst, uint64_t src, size_t n) { return cpy(dst, (const void *)(uintptr_t)src, n); }
@@ -399,6 +401,30 @@ static CUresult check_trap(p2n_bk_kernel *k, char **err) {
     uint32_t zero[SPIRV_REC_ERR_WORDS] = {0};
     cpy(k->mod->trap_rec, zero, sizeof zero);
     return p2n_rec_report(r, k->km->name, read_dev, err);
+}
+
+/* The device heap: one SVM buffer for the process's context (tracked, so every launch passes it in
+ * CL_KERNEL_EXEC_INFO_SVM_PTRS), header as spirv_meta.h says; it lives as long as the backend. */
+static CUresult heap_get(void **out, char **err) {
+    if (!S.heap) {
+        size_t bytes = p2n_drv_heap_claim();
+        void *h;
+        if (ocl_mem_alloc(SPIRV_HEAP_HDR + bytes, &h) != CUDA_SUCCESS) {
+            if (err) *err = p2n_bk_msg("cannot allocate the device heap (%zu bytes)", bytes);
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        uint64_t hdr[SPIRV_HEAP_HDR / 8] = {0};
+        hdr[SPIRV_HEAP_BUMP / 8] = SPIRV_HEAP_HDR;
+        hdr[SPIRV_HEAP_END / 8] = SPIRV_HEAP_HDR + (uint64_t)bytes;
+        if (cpy(h, hdr, sizeof hdr) != CUDA_SUCCESS) {
+            ocl_mem_free(h);
+            if (err) *err = p2n_bk_msg("cannot initialise the device heap");
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        }
+        S.heap = h;
+    }
+    *out = S.heap;
+    return CUDA_SUCCESS;
 }
 
 static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
@@ -417,6 +443,16 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         char *at = (char *)k->mod->trap_rec + SPIRV_REC_TIME_OFF;
         if (S.fine) memcpy(at, &now, sizeof now);
         else if (cpy(at, &now, sizeof now) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
+    }
+    if (e == CL_SUCCESS && k->mod->meta.heap && k->mod->trap_rec) {
+        /* malloc/free find the heap through the record (spirv_heap.c) */
+        void *heap;
+        CUresult r = heap_get(&heap, err);
+        if (r != CUDA_SUCCESS) return r;
+        uint64_t a = (uint64_t)(uintptr_t)heap;
+        char *at = (char *)k->mod->trap_rec + SPIRV_REC_HEAP_OFF;
+        if (S.fine) memcpy(at, &a, sizeof a);
+        else if (cpy(at, &a, sizeof a) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
     }
     if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
     if (e == CL_SUCCESS && k->mod->gbuf)

@@ -232,6 +232,13 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
 int p2n_native_lookup(const uint8_t *section, size_t section_len, const void *container, size_t container_len,
                       const char *target, const uint8_t **payload, size_t *payload_len);
 
+/* The same in two steps, for a caller that looks up many containers in one section (the driver stub): the
+ * structural check and checksum once (P2N_FB_OK, or BAD_INPUT with a message naming the offset), then any
+ * number of lookups that also return the entry's compiler build id (a string inside the section). */
+int p2n_native_check(const uint8_t *section, size_t section_len, char *err, size_t errlen);
+int p2n_native_lookup_entry(const uint8_t *section, size_t section_len, const void *container, size_t container_len,
+                            const char *target, const uint8_t **payload, size_t *payload_len, const char **build_id);
+
 /* Locates the `.p2n_native` section of an ELF image: 1 found (offset/size set), 0 none, -1 malformed. */
 int p2n_native_find(const uint8_t *data, size_t size, uint64_t *off, uint64_t *len);
 

@@ -718,9 +718,13 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
 }
 
 /* ---- runtime lookup ---- */
-int p2n_native_lookup(const uint8_t *s, size_t n, const void *container, size_t clen, const char *target,
-                      const uint8_t **payload, size_t *payload_len) {
-    if (check_section(s, n, 0, "", NULL, 0)) return 0;
+int p2n_native_check(const uint8_t *s, size_t n, char *err, size_t errlen) {
+    return check_section(s, n, 0, "", err, errlen);
+}
+
+int p2n_native_lookup_entry(const uint8_t *s, size_t n, const void *container, size_t clen, const char *target,
+                            const uint8_t **payload, size_t *payload_len, const char **build_id) {
+    (void)n; /* bounds were established by p2n_native_check() */
     p2n_hash128 h = p2n_hash128_bytes(container, clen, 0);
     uint64_t nc = rd32(s + H_NCONT), co = rd64(s + H_CONTOFF), eo = rd64(s + H_ENTOFF);
     const char *strs = (const char *)s + rd64(s + H_STROFF);
@@ -737,6 +741,7 @@ int p2n_native_lookup(const uint8_t *s, size_t n, const void *container, size_t 
                 if (!strcmp(strs + rd32(er + E_TARGET), target)) {
                     *payload = s + rd64(er + E_PAYOFF);
                     *payload_len = rd64(er + E_PAYSIZE);
+                    if (build_id) *build_id = strs + rd32(er + E_BUILDID);
                     return 1;
                 }
             }
@@ -746,4 +751,10 @@ int p2n_native_lookup(const uint8_t *s, size_t n, const void *container, size_t 
         else hi = mid;
     }
     return 0;
+}
+
+int p2n_native_lookup(const uint8_t *s, size_t n, const void *container, size_t clen, const char *target,
+                      const uint8_t **payload, size_t *payload_len) {
+    if (check_section(s, n, 0, "", NULL, 0)) return 0;
+    return p2n_native_lookup_entry(s, n, container, clen, target, payload, payload_len, NULL);
 }

@@ -189,9 +189,11 @@ static void build_stub(emit_ctx *E, uint32_t fi, const char *msg) {
 static char *stub_message(emit_ctx *E, const char *what, uint32_t fi) {
     const defer_fn *df = &E->defer->fn[fi];
     const char *name = ir_str(E->m, E->m->funcs[fi].name);
-    size_t n = strlen(what) + strlen(name) + strlen(df->text) + strlen(E->d->file) + 64;
+    uint32_t line = df->line;
+    const char *file = diag_locate(E->d, &line); /* the input it came from, when modules were linked */
+    size_t n = strlen(what) + strlen(name) + strlen(df->text) + strlen(file) + 64;
     char *s = malloc(n);
-    if (df->line) snprintf(s, n, "%s '%s': %s at %s:%u:%u", what, name, df->text, E->d->file, df->line, df->col);
+    if (df->line) snprintf(s, n, "%s '%s': %s at %s:%u:%u", what, name, df->text, file, line, df->col);
     else snprintf(s, n, "%s '%s': %s", what, name, df->text);
     return s;
 }

@@ -119,11 +119,20 @@ unsigned scope_id(emit_ctx *E, p2n_scope s);
 bool emit_int(emit_ctx *E, const ir_ins *ins);
 bool emit_float(emit_ctx *E, const ir_ins *ins);
 bool emit_cvt(emit_ctx *E, const ir_ins *ins);
+bool emit_cvt_pack(emit_ctx *E, const ir_ins *ins);      /* cvt.pack.sat (emit_cvt_narrow.c) */
+bool emit_cvt_fp8_f16x2(emit_ctx *E, const ir_ins *ins); /* f16x2 -> e4m3x2/e5m2x2 (emit_cvt_narrow.c) */
 bool emit_mem(emit_ctx *E, const ir_ins *ins);
 bool emit_ctrl(emit_ctx *E, const ir_ins *ins);
 bool emit_sync(emit_ctx *E, const ir_ins *ins);
 bool emit_matrix(emit_ctx *E, const ir_ins *ins); /* ldmatrix stmatrix mma wmma (emit_matrix.c) */
 bool emit_video(emit_ctx *E, const ir_ins *ins);  /* scalar and SIMD video instructions (emit_video.c) */
+/* sm_90 cluster forms in a cluster of one block: mapa getctarank cp.async.bulk cp.reduce.async.bulk st.async
+ * red.async and the bulk groups (emit_cluster.c) */
+bool emit_cluster(emit_ctx *E, const ir_ins *ins);
+/* emit_sync.c, for emit_cluster.c: transaction bytes completed on an mbarrier; one relaxed atomic RMW (NULL:
+ * no lowering for that operation and type) */
+void emit_mbarrier_complete_tx(emit_ctx *E, LLVMValueRef p, LLVMValueRef bytes);
+LLVMValueRef emit_atomic_rmw(emit_ctx *E, LLVMValueRef p, ir_type t, ir_mod op, LLVMValueRef v, unsigned ssid);
 
 /* float helpers shared by families (emit_float.c) */
 LLVMValueRef f_ftz_in(emit_ctx *E, LLVMValueRef v);  /* flush a subnormal input to signed zero */

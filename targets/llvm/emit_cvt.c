@@ -58,7 +58,7 @@ static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_typ
 
 bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
     const ir_operand *o = ins->ops;
-    if (ins->op == IR_OP_CVT_PACK) return false;
+    if (ins->op == IR_OP_CVT_PACK) return emit_cvt_pack(E, ins);
     ir_type dt = ir_ins_type(ins, 0), st = ir_ins_type(ins, 1);
     if (dt == IR_T_NONE || st == IR_T_NONE) return false;
     ir_mod mode = round_mode(ins);
@@ -83,6 +83,7 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         wr(E, &o[0], IR_T_B16, LLVMBuildOr(BLD, LLVMBuildShl(BLD, a, ci(E->i16, 8), ""), b, ""));
         return true;
     }
+    if ((dt == IR_T_E4M3X2 || dt == IR_T_E5M2X2) && st == IR_T_F16X2) return emit_cvt_fp8_f16x2(E, ins);
     if (dt == IR_T_F16X2 && (st == IR_T_E4M3X2 || st == IR_T_E5M2X2) && ins->nops == 2) {
         LLVMValueRef v = rd(E, &o[1], IR_T_B16), r = c32(E, 0);
         for (unsigned k = 0; k < 2; k++) {
@@ -105,6 +106,12 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
                 h = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, e, c32(E, 0), ""), sub, norm);
                 LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, byte, c32(E, 0x7f), ""), c32(E, 0x7f), "");
                 h = sel(E, isnan, c32(E, 0x7fff), LLVMBuildOr(BLD, h, sg, ""));
+            }
+            if (relu) { /* .relu: a negative result (not NaN) becomes +0 */
+                LLVMValueRef neg = LLVMBuildICmp(BLD, LLVMIntUGE, h, c32(E, 0x8000), "");
+                LLVMValueRef mag = LLVMBuildAnd(BLD, h, c32(E, 0x7fff), "");
+                LLVMValueRef num = LLVMBuildICmp(BLD, LLVMIntULE, mag, c32(E, 0x7c00), "");
+                h = sel(E, LLVMBuildAnd(BLD, neg, num, ""), c32(E, 0), h);
             }
             r = LLVMBuildOr(BLD, r, LLVMBuildShl(BLD, h, c32(E, 16 * k), ""), "");
         }

@@ -442,8 +442,21 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     }
     case IR_OP_MIN:
     case IR_OP_MAX: {
-        r = f_minmax(E, f[0], f[1], ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
+        /* .xorsign.abs: min/max of the magnitudes, sign = sign(a) ^ sign(b) unless the result is NaN (as f32) */
+        bool xs = ir_ins_has(ins, IR_M_XORSIGN);
+        LLVMValueRef fa = f[0], fb = f[1];
+        if (xs) {
+            fa = intrin(E, "llvm.fabs", &E->f32, 1, &fa, 1);
+            fb = intrin(E, "llvm.fabs", &E->f32, 1, &fb, 1);
+        }
+        r = f_minmax(E, fa, fb, ins->op == IR_OP_MAX, ir_ins_has(ins, IR_M_NAN));
         LLVMValueRef h = float_to_half(E, r, bf, IR_M_RN, false, false);
+        if (xs) {
+            LLVMValueRef sx = LLVMBuildAnd(BLD, LLVMBuildXor(BLD, x[0], x[1], ""), ci(E->i16, 0x8000), "");
+            LLVMValueRef hn = LLVMBuildICmp(BLD, LLVMIntUGT, LLVMBuildAnd(BLD, h, ci(E->i16, 0x7fff), ""),
+                                            ci(E->i16, bf ? 0x7f80 : 0x7c00), "");
+            h = sel(E, hn, h, LLVMBuildOr(BLD, h, sx, ""));
+        }
         if (relu) h = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, h, ci(E->i16, 0), ""), ci(E->i16, 0), h);
         return h;
     }
@@ -472,7 +485,8 @@ static bool emit_half(emit_ctx *E, const ir_ins *ins, ir_type t) {
     unsigned n = ins->nops - 1;
     if (n > 3) return false;
     if (ins->op == IR_OP_MIN || ins->op == IR_OP_MAX) { if (n != 2) return false; }
-    if (ir_ins_has(ins, IR_M_XORSIGN)) return false;
+    if (ir_ins_has(ins, IR_M_XORSIGN) && (!ir_ins_has(ins, IR_M_ABS) || (ins->op != IR_OP_MIN && ins->op != IR_OP_MAX)))
+        return false;
     bool ok = true;
     if (!x2) {
         LLVMValueRef x[3];

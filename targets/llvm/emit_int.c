@@ -454,8 +454,11 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
         if (w != 32) return false;
         LLVMValueRef r = mul24(E, ins, rd(E, &o[1], t), rd(E, &o[2], t), s);
         if (ins->op == IR_OP_MAD24) {
-            if (ir_ins_has(ins, IR_M_SAT)) return false;
-            r = LLVMBuildAdd(BLD, r, rd(E, &o[3], t), "");
+            /* mad24.hi.sat.s32 (the only saturating form): the addition saturates, as for mad.hi.sat */
+            if (ir_ins_has(ins, IR_M_SAT)) {
+                if (t != IR_T_S32 || !ir_ins_has(ins, IR_M_HI)) return false;
+                r = intrin(E, "llvm.sadd.sat", &ty, 1, (LLVMValueRef[]){r, rd(E, &o[3], t)}, 2);
+            } else r = LLVMBuildAdd(BLD, r, rd(E, &o[3], t), "");
         }
         wr(E, &o[0], t, r);
         return true;

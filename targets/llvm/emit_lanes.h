@@ -29,6 +29,10 @@ void lanes_count_barrier(emit_ctx *E, const lane_ops *L, LLVMValueRef id, LLVMVa
 /* ldmatrix/stmatrix/mma.sync/wmma kinds (P2N_MX_*, host_abi.h) on the lane's io block of emit_matrix.c; false for
  * a kind or shape without a lowering (emit_lanes_matrix.c) */
 bool lanes_warp_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
+/* the generic forms of driver-stub/cpu/mx_forms.h (emit_lanes_mma.c); false for another kind */
+bool lanes_mma_generic(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
+/* the tensor-core f32 sum of c and exact products (f64 terms, terms[0] = c) -> f32 bits (emit_lanes_mma.c) */
+LLVMValueRef lanes_tc_sum_f32(emit_ctx *E, LLVMValueRef *terms, unsigned n, LLVMValueRef exact);
 LLVMValueRef lanes_cttz32(emit_ctx *E, LLVMValueRef v); /* 32 for 0 */
 
 #endif

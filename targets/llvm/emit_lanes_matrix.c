@@ -31,19 +31,22 @@ static LLVMValueRef not_finite(emit_ctx *E, LLVMValueRef x, LLVMTypeRef t) {
     return LLVMBuildFCmp(BLD, LLVMRealUGE, ax, LLVMConstReal(t, __builtin_inf()), "");
 }
 
-/* cpu_matrix.c dot_f16: c + sum a[k]*b[k] (f32 values of f16 inputs) -> f32 bits */
+/* cpu_matrix.c dot_f16: c + sum a[k]*b[k] (f32 values of f16 inputs) -> f32 bits, the tensor-core sum of
+ * lanes_tc_sum_f32 (emit_lanes_mma.c) */
 static LLVMValueRef dot_f16(emit_ctx *E, LLVMValueRef *a, LLVMValueRef *b, unsigned K, LLVMValueRef cbits) {
     LLVMValueRef c = LLVMBuildBitCast(BLD, cbits, E->f32, "");
-    LLVMValueRef s = LLVMBuildFPExt(BLD, c, E->f64, ""), r = c, special = not_finite(E, c, E->f32);
+    LLVMValueRef s = LLVMBuildFPExt(BLD, c, E->f64, ""), r = c, special = not_finite(E, c, E->f32), terms[17];
+    terms[0] = s;
     for (unsigned k = 0; k < K; k++) {
         LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a[k], E->f64, ""), LLVMBuildFPExt(BLD, b[k], E->f64, ""), "");
         special = LLVMBuildOr(BLD, special, not_finite(E, p, E->f64), "");
         s = LLVMBuildFAdd(BLD, s, p, "");
+        terms[1 + k] = p;
         r = LLVMBuildFAdd(BLD, r, LLVMBuildFMul(BLD, a[k], b[k], ""), "");
     }
     LLVMValueRef rb = LLVMBuildBitCast(BLD, r, E->i32, "");
     rb = sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, r, r, ""), c32(E, 0x7fffffffu), rb);
-    return sel(E, special, rb, LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, s, E->f32, ""), E->i32, ""));
+    return sel(E, special, rb, lanes_tc_sum_f32(E, terms, K + 1, s));
 }
 
 /* io: A words 0-3, B 4-5, C 6-9, D 10-13. Lane l = 4g + t. A (row r, col k) sits in lane 4(r%8) + t' and
@@ -208,6 +211,6 @@ bool lanes_warp_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef
     case P2N_MX_WMMA_F16_F32_M16N16K16: wmma_mma(E, L, io); return true;
     case P2N_MX_WMMA_LOAD:
     case P2N_MX_WMMA_STORE: wmma_ldst(E, L, op, io); return true;
-    default: return false;
+    default: return lanes_mma_generic(E, L, op, io);
     }
 }

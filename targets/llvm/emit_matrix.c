@@ -55,7 +55,7 @@ static unsigned num_mats(const ir_ins *ins) {
     return ir_ins_has(ins, IR_M_X4) ? 4 : ir_ins_has(ins, IR_M_X2) ? 2 : ir_ins_has(ins, IR_M_X1) ? 1 : 0;
 }
 
-bool emit_matrix(emit_ctx *E, const ir_ins *ins) {
+static bool emit_matrix_fixed(emit_ctx *E, const ir_ins *ins) {
     if (!E->t->smem_in_ctx) return false; /* the runtime entry exists on the host target only */
     const ir_operand *o = ins->ops;
     switch ((ir_opcode)ins->op) {
@@ -138,4 +138,10 @@ bool emit_matrix(emit_ctx *E, const ir_ins *ins) {
     }
     default: return false;
     }
+}
+
+bool emit_mma_generic(emit_ctx *E, const ir_ins *ins); /* emit_mma.c: every other shape and type */
+
+bool emit_matrix(emit_ctx *E, const ir_ins *ins) {
+    return emit_matrix_fixed(E, ins) || (E->t->smem_in_ctx && emit_mma_generic(E, ins));
 }

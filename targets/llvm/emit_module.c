@@ -1,8 +1,10 @@
 /* emit_module.c — IR module -> LLVM module: variables, layouts, functions, bodies, the host descriptor. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
+#include "emit_texture.h"
 #include "../ptx2native.h"
 #include "thread_loop.h"
 #include "../../driver-stub/cpu/host_abi.h"
@@ -184,14 +186,21 @@ static bool dispatch(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_MBARRIER_ARRIVE: case IR_OP_MBARRIER_ARRIVE_DROP: case IR_OP_MBARRIER_TEST_WAIT: case IR_OP_MBARRIER_TRY_WAIT:
     case IR_OP_MBARRIER_PENDING_COUNT:
         return emit_sync(E, ins);
+    case IR_OP_MAPA: case IR_OP_GETCTARANK: case IR_OP_CP_ASYNC_BULK: case IR_OP_CP_REDUCE_ASYNC_BULK:
+    case IR_OP_CP_ASYNC_BULK_PREFETCH: case IR_OP_CP_ASYNC_BULK_COMMIT_GROUP: case IR_OP_CP_ASYNC_BULK_WAIT_GROUP:
+    case IR_OP_ST_ASYNC: case IR_OP_RED_ASYNC:
+        return emit_cluster(E, ins);
     case IR_OP_MMA: case IR_OP_LDMATRIX: case IR_OP_STMATRIX: case IR_OP_WMMA_LOAD: case IR_OP_WMMA_STORE:
-    case IR_OP_WMMA_MMA:
+    case IR_OP_WMMA_MMA: case IR_OP_MOVMATRIX:
         return emit_matrix(E, ins);
     case IR_OP_VADD: case IR_OP_VSUB: case IR_OP_VABSDIFF: case IR_OP_VMIN: case IR_OP_VMAX: case IR_OP_VSHL:
     case IR_OP_VSHR: case IR_OP_VMAD: case IR_OP_VSET: case IR_OP_VADD2: case IR_OP_VSUB2: case IR_OP_VAVRG2:
     case IR_OP_VABSDIFF2: case IR_OP_VMIN2: case IR_OP_VMAX2: case IR_OP_VSET2: case IR_OP_VADD4: case IR_OP_VSUB4:
     case IR_OP_VAVRG4: case IR_OP_VABSDIFF4: case IR_OP_VMIN4: case IR_OP_VMAX4: case IR_OP_VSET4:
         return emit_video(E, ins);
+    case IR_OP_TEX: case IR_OP_TLD4: case IR_OP_TXQ: case IR_OP_ISTYPEP: case IR_OP_SULD: case IR_OP_SUST:
+    case IR_OP_SURED: case IR_OP_SUQ:
+        return emit_texture(E, ins); /* texture objects as descriptors in device memory (emit_texture.h) */
     default: return emit_int(E, ins);
     }
 }
@@ -244,6 +253,25 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(E->C, E->cur, "entry");
     LLVMPositionBuilderAtEnd(E->AB, entry);
     E->ybud = NULL;
+    if (f->is_entry && f->perf.n_reqnctapercluster) {
+        /* no runtime launches clusters: every block is a cluster of one (emit_cluster.c), so a kernel that
+         * requires more blocks per cluster cannot run (a deferred stub under --defer-unsupported) */
+        uint64_t n = 1;
+        for (unsigned k = 0; k < f->perf.n_reqnctapercluster; k++) n *= f->perf.reqnctapercluster[k];
+        if (n > 1) { /* emit_unsupported's logic, at the kernel's position (there is no instruction to name) */
+            char text[320];
+            snprintf(text, sizeof text, "unsupported PTX construct for target %s: kernel requires thread-block "
+                     "clusters of %llu blocks (.reqnctapercluster); only clusters of one block are supported",
+                     E->t->name, (unsigned long long)n);
+            E->ins = NULL;
+            bool deferred = defer_note(E, text);
+            if (deferred) diag_warning(E->d, f->line, f->col, "%s", text);
+            else {
+                diag_error(E->d, f->line, f->col, "%s", text);
+                E->failed++;
+            }
+        }
+    }
     if (E->t->rt_table) {
         /* the yield budget lives in a local (a register after mem2reg), not in ctx memory: loop back-edges
          * then cost a register decrement; it is reloaded from ctx after rt->yield and device-function calls */
@@ -412,7 +440,8 @@ static void emit_descriptor(emit_ctx *E) {
         LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
                              u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->kern_smem ? E->kern_smem[fi] : E->static_smem), c32(E, E->dyn_align),
                              c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
-                             c32(E, E->module_flags | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0)),
+                             c32(E, E->module_flags | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0) |
+                                 (f->perf.explicitcluster && !f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_LAUNCH : 0)),
                              E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
         ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
         (void)ks;

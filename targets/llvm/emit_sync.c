@@ -58,7 +58,8 @@ LLVMValueRef emit_sreg(emit_ctx *E, const ir_operand *o) {
     case IR_SR_CLUSTER_NCTAID: return c32(E, comp == 4 ? 0 : 1);
     case IR_SR_CLUSTER_CTARANK: return c32(E, 0);
     case IR_SR_CLUSTER_NCTARANK: return c32(E, 1);
-    case IR_SR_IS_EXPLICIT_CLUSTER: return c32(E, 0);
+    case IR_SR_IS_EXPLICIT_CLUSTER: /* a kernel that names its cluster shape was launched as a cluster */
+        return c32(E, E->f && E->f->is_entry && (E->f->perf.explicitcluster || E->f->perf.n_reqnctapercluster));
     case IR_SR_CURRENT_GRAPH_EXEC: return c64(E, 0);
     case IR_SR_ENVREG: case IR_SR_PM: case IR_SR_RESERVED_SMEM_OFFSET_BEGIN: case IR_SR_RESERVED_SMEM_OFFSET_END:
     case IR_SR_RESERVED_SMEM_OFFSET_CAP: case IR_SR_RESERVED_SMEM_OFFSET_0: case IR_SR_RESERVED_SMEM_OFFSET_1:
@@ -238,6 +239,38 @@ static LLVMValueRef mb_update(emit_ctx *E, LLVMValueRef p, LLVMValueRef arrive, 
     return old;
 }
 
+/* transaction bytes completed on the mbarrier at p by an asynchronous copy/store/reduction (emit_cluster.c) */
+void emit_mbarrier_complete_tx(emit_ctx *E, LLVMValueRef p, LLVMValueRef bytes) {
+    mb_update(E, p, c64(E, 0), LLVMBuildNeg(BLD, zext_to(E, bytes, E->i64), ""), ci(E->i1, 0));
+}
+
+/* one atomic read-modify-write of PTX operation op (.add .min .max .inc .dec .and .or .xor .exch) on type t, as
+ * atom/red do it (f16/bf16 through a compare-exchange loop); NULL when the combination has no lowering */
+LLVMValueRef emit_atomic_rmw(emit_ctx *E, LLVMValueRef p, ir_type t, ir_mod op, LLVMValueRef v, unsigned ssid) {
+    LLVMAtomicOrdering ord = LLVMAtomicOrderingMonotonic;
+    if (t == IR_T_F16 || t == IR_T_BF16) {
+        if (op != IR_M_ADD && op != IR_M_MIN && op != IR_M_MAX) return NULL;
+        return cas_loop(E, p, E->i16, t, op, v, ord, ssid);
+    }
+    bool isf = t_float(t), s = t_signed(t);
+    LLVMAtomicRMWBinOp bop;
+    switch (op) {
+    case IR_M_AND: bop = LLVMAtomicRMWBinOpAnd; break;
+    case IR_M_OR: bop = LLVMAtomicRMWBinOpOr; break;
+    case IR_M_XOR: bop = LLVMAtomicRMWBinOpXor; break;
+    case IR_M_EXCH: bop = LLVMAtomicRMWBinOpXchg; break;
+    case IR_M_ADD: bop = isf ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
+    case IR_M_INC: bop = LLVMAtomicRMWBinOpUIncWrap; break;
+    case IR_M_DEC: bop = LLVMAtomicRMWBinOpUDecWrap; break;
+    case IR_M_MIN: bop = isf ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
+    case IR_M_MAX: bop = isf ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
+    default: return NULL;
+    }
+    if (isf && op != IR_M_ADD) return NULL;
+    if (!isf && tbits(t) != 32 && tbits(t) != 64) return NULL;
+    return LLVMBuildAtomicRMWSyncScope(BLD, bop, p, v, ord, ssid);
+}
+
 static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
     const ir_operand *o = ins->ops;
     ir_space sp = ir_ins_space(ins);
@@ -336,7 +369,8 @@ bool emit_sync(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_MBARRIER_INIT: case IR_OP_MBARRIER_INVAL: case IR_OP_MBARRIER_EXPECT_TX: case IR_OP_MBARRIER_COMPLETE_TX:
     case IR_OP_MBARRIER_ARRIVE: case IR_OP_MBARRIER_ARRIVE_DROP: case IR_OP_MBARRIER_TEST_WAIT:
     case IR_OP_MBARRIER_TRY_WAIT: case IR_OP_MBARRIER_PENDING_COUNT: case IR_OP_CP_ASYNC_MBARRIER_ARRIVE:
-        if (ir_ins_has(ins, IR_M_CLUSTER) || ir_ins_space(ins) == IR_S_SHARED_CLUSTER) return false;
+        /* .cluster scope and .shared::cluster objects: without cluster launch every block is a cluster of one,
+         * so the object is this block's own (a shared::cluster address of it is its shared address: mapa) */
         return emit_mbarrier(E, ins);
     case IR_OP_MEMBAR:
     case IR_OP_FENCE:

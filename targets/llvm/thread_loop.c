@@ -57,9 +57,11 @@ static int classify(const ir_ins *ins) {
     case IR_OP_VADD4: case IR_OP_VSUB4: case IR_OP_VAVRG4: case IR_OP_VABSDIFF4: case IR_OP_VMIN4:
     case IR_OP_VMAX4: case IR_OP_VSET4: case IR_OP_PMEVENT: case IR_OP_GRIDDEPCONTROL: case IR_OP_SETMAXNREG:
     case IR_OP_STACKSAVE: case IR_OP_STACKRESTORE:
+    case IR_OP_TEX: case IR_OP_TLD4: case IR_OP_TXQ: case IR_OP_ISTYPEP: case IR_OP_SULD: case IR_OP_SUST:
+    case IR_OP_SUQ: /* weak loads and stores of texture/surface memory (emit_texture.c) */
         return OP_SAFE;
     case IR_OP_LD: case IR_OP_ST: return strong_access(ins) ? OP_SYNC : OP_SAFE;
-    case IR_OP_ATOM: case IR_OP_RED: case IR_OP_MEMBAR: case IR_OP_FENCE: return OP_SYNC;
+    case IR_OP_ATOM: case IR_OP_RED: case IR_OP_SURED: case IR_OP_MEMBAR: case IR_OP_FENCE: return OP_SYNC;
     default: return OP_UNSAFE; /* barriers, warp collectives, matrix ops, mbarrier, nanosleep, alloca, ... */
     }
 }

@@ -39,8 +39,21 @@ static bool preamble_op(unsigned op) {
 bool spirv_validate(const uint32_t *words, size_t nwords, char **msg) {
     if (nwords < 5) { *msg = strdup("not a SPIR-V module"); return false; }
     unsigned ver = words[1];
-    /* <= 1.2: universal 1.2, not opencl2.2: that env rejects Int64Atomics (64-bit atom.*), which Intel GPUs have */
-    spv_target_env env = ver <= 0x10200 ? SPV_ENV_UNIVERSAL_1_2 : ver == 0x10300 ? SPV_ENV_UNIVERSAL_1_3
+    /* <= 1.2 (spirv64-1.2): OpenCL 2.2 is the only OpenCL environment that takes SPIR-V 1.2 (OpenCL 1.2 with
+     * cl_khr_il_program and 2.0 take 1.0, 2.1 takes 1.1: SPIR-V Environment spec, and SPIRV-Tools' opencl1.2/2.0/
+     * 2.1 envs refuse a 1.2 binary), so validate with SPV_ENV_OPENCL_2_2 (OpenCL's scope, storage-class and
+     * capability rules). Int64Atomics (64-bit atom.*, the clock counter of spirv_trap.c) is not in that base
+     * environment: the env spec's "OpenCL Extensions" chapter adds it when the device has cl_khr_int64_base_atomics
+     * / _extended_atomics (every Intel GPU driver), and SPIRV-Tools has no switch for OpenCL extensions. A module
+     * that declares it is validated as universal 1.2 instead (tests/spirv/corpus_sweep.py makes the same choice). */
+    bool int64_atomics = false;
+    for (size_t i = 5; i + 1 < nwords && (words[i] >> 16); i += words[i] >> 16) {
+        unsigned op = words[i] & 0xffff;
+        if (op == OP_CAPABILITY && words[i + 1] == 12 /* Int64Atomics */) int64_atomics = true;
+        if (op != OP_CAPABILITY && op != OP_EXTENSION && op != OP_EXTINST_IMPORT) break; /* capabilities come first */
+    }
+    spv_target_env env = ver <= 0x10200 ? (int64_atomics ? SPV_ENV_UNIVERSAL_1_2 : SPV_ENV_OPENCL_2_2)
+                       : ver == 0x10300 ? SPV_ENV_UNIVERSAL_1_3
                        : ver == 0x10400 ? SPV_ENV_UNIVERSAL_1_4 : ver == 0x10500 ? SPV_ENV_UNIVERSAL_1_5
                        : SPV_ENV_UNIVERSAL_1_6;
     spv_context ctx = spvContextCreate(env);
@@ -167,6 +180,11 @@ bool spirv_read_meta(const uint32_t *w, size_t nw, spirv_module_meta *out) {
                     }
                 } else if (!strcmp(p, "trap")) {
                     out->trap_arg = 1;
+                } else if (!strncmp(p, "xcluster ", 9)) {
+                    for (unsigned i = 0; i < out->nkernels; i++)
+                        if (!strcmp(out->kernels[i].name, p + 9)) out->kernels[i].cluster_launch = 1;
+                } else if (!strcmp(p, "heap")) {
+                    out->heap = 1;
                 } else if (!strncmp(p, "gbuf ", 5)) {
                     out->gbuf_bytes = strtoull(p + 5, NULL, 10);
                 } else if (!strncmp(p, "global ", 7)) {

@@ -241,7 +241,7 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
     case RT_TRAP: return trap_marker(E, a[0], 1, NULL);
     case RT_ASSERTFAIL: return trap_marker(E, a[0], 2, a);
     case RT_EXIT_THREAD: return trap_marker(E, a[0], 0, NULL);
-    case RT_MALLOC: case RT_FREE: return unsupported(E, "device malloc/free", ret);
+    case RT_MALLOC: case RT_FREE: return spirv_heap_call(E, slot == RT_MALLOC, a); /* spirv_heap.c */
     default: return unsupported(E, "runtime call (no SPIR-V lowering)", ret);
     }
 }

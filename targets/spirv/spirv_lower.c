@@ -123,7 +123,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     /* a memory fault would kill the process: null-page tests after O2 report it in the record (spirv_faults.c) */
     bool faults = device_lacks & P2N_LACKS_FAULT_ISOLATION;
     if (faults) LLVMAddNamedMetadataOperand(M, SPIRV_FAULTS_MD, LLVMMDNodeInContext(C, NULL, 0));
-    bool traps = spirv_module_traps(M) || faults;
+    /* device malloc/free find the heap through the record (spirv_heap.c) */
+    bool heap = spirv_module_heap(M);
+    if (heap) add_meta(C, M, "heap");
+    bool traps = spirv_module_traps(M) || faults || heap;
     if (traps) add_meta(C, M, "trap");
     /* no program-scope variables on the device: module variables in a runtime buffer (spirv_globals.c) */
     uint64_t gbuf = device_lacks & P2N_LACKS_PROGRAM_GLOBALS ? spirv_globals_bytes(M, t->as_global) : 0;
@@ -232,6 +235,11 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         for (uint32_t i = 0; i < np; i++) sbf(&meta, " %llu:%llu", (unsigned long long)offs[i], (unsigned long long)sizes[i]);
         add_meta(C, M, meta.s);
         meta.n = 0;
+        if (f->perf.explicitcluster && !f->perf.n_reqnctapercluster) { /* cluster dimensions at launch */
+            sbf(&meta, "xcluster %s", name);
+            add_meta(C, M, meta.s);
+            meta.n = 0;
+        }
         nkern++;
         free(at);
         free(offs);

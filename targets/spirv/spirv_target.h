@@ -73,6 +73,15 @@ enum { SPIRV_CTX_DEAD = 88, SPIRV_CTX_TRAP = 96, SPIRV_CTX_GBUF = 104, SPIRV_CTX
  * record argument too */
 #define SPIRV_CLOCK_MARKER "__p2n_spirv_clock"
 bool spirv_module_traps(LLVMModuleRef M); /* any trap or clock marker left to lower: the kernels take the record */
+/* device malloc/free (spirv_heap.c): RT_MALLOC (ctx, size) / RT_FREE (ctx, p) become calls of the internal
+ * functions SPIRV_HEAP_MALLOC / SPIRV_HEAP_FREE, built on first use, which find the heap through the error
+ * record (its address at SPIRV_REC_HEAP_OFF, written by the runtime); a module that calls them is marked
+ * "p2n:heap" and takes the record (spirv_lower.c). */
+struct emit_ctx;
+#define SPIRV_HEAP_MALLOC "__p2n_heap_malloc"
+#define SPIRV_HEAP_FREE "__p2n_heap_free"
+LLVMValueRef spirv_heap_call(struct emit_ctx *E, bool is_malloc, LLVMValueRef *a);
+bool spirv_module_heap(LLVMModuleRef M);
 void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M);
 /* Moves the instructions after I into a new block placed after I's (successor phis updated); I's block is left
  * without a terminator for the caller to finish. */

@@ -73,10 +73,19 @@ def reason(line):
     return re.sub(r'\.(u|s|b|f)(8|16|32|64)\b.*', '', k) if m.group(2) else k
 
 
+def link_partner(f):
+    """Separate compilation (nvcc -rdc=true): a module X.sm_N.ptx whose .extern symbols X_defs.sm_N.ptx (next to
+    it) defines is compiled linked with that partner, `ptx2native X.sm_N.ptx X_defs.sm_N.ptx`, as an -rdc
+    program's modules are (passes/link_modules.c); the partner is also swept on its own. [] for other modules."""
+    m = re.match(r'(.*)\.(sm_\w+)\.ptx$', f)
+    p = m and '%s_defs.%s.ptx' % (m.group(1), m.group(2))
+    return [p] if p and os.path.exists(p) else []
+
+
 def compile_archs(p2n, f, archs, tmp):
     """{arch: ('ok'|'unsupported'|'bad', why)} for the archs compiled in one process"""
     out = os.path.join(tmp, '%d-%d.p2n' % (os.getpid(), abs(hash((f, tuple(archs))))))
-    cmd = [p2n, f, '--offload-arch=' + ','.join(archs), '-o', out]
+    cmd = [p2n, f] + link_partner(f) + ['--offload-arch=' + ','.join(archs), '-o', out]
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=120 + 60 * len(archs))
     except subprocess.TimeoutExpired:

@@ -14,7 +14,7 @@ flags_for() {
   case "$1" in
     templates|warp|atomics|math_float|tensor) echo "-lineinfo" ;;   # .loc/.file
     misc|funcptr)                             echo "-G" ;;          # full debug: .section .debug_*
-    rdc_extern)                               echo "-rdc=true -lineinfo" ;;  # .extern .func / .extern .global
+    rdc_extern|rdc_extern_defs)               echo "-rdc=true -lineinfo" ;;  # .extern .func / .extern .global (linked pair)
     *)                                        echo "" ;;
   esac
 }

@@ -82,12 +82,16 @@ int main(void)
     if (init)
         OK(init(0));
 
-    /* dark-API tables: not provided yet */
-    const void *tab = (const void *)1;
+    /* dark-API tables (slots: test_export_tables.c): a known UUID gives a table, an unknown one is refused */
+    const void *tab = NULL;
     CUuuid id;
     static const unsigned char cudart_interface[16] = {0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a,
                                                        0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9};
     memcpy(id.bytes, cudart_interface, 16);
+    OK(cuGetExportTable(&tab, &id));
+    TRUE(tab != NULL);
+    id.bytes[0] ^= 1;
+    tab = (const void *)1;
     EXPECT(cuGetExportTable(&tab, &id), CUDA_ERROR_INVALID_VALUE);
     TRUE(tab == NULL);
     EXPECT(cuGetExportTable(NULL, &id), CUDA_ERROR_INVALID_VALUE);

@@ -184,6 +184,33 @@ static int roundtrip(const char *path, const char *work) {
         if (found) CHECK(pn > 8 && !memcmp(pl, "P2NTEST target=gfx942", 21), "payload content");
         CHECK(!p2n_native_lookup(r1 + so, sl, f.containers[i].data, f.containers[i].size, "nope", &pl, &pn),
               "lookup of unknown target");
+        /* the two-step form the driver stub uses: same answer, plus the entry's build id */
+        const uint8_t *pl2 = NULL;
+        size_t pn2 = 0;
+        const char *bid = NULL;
+        CHECK(p2n_native_check(r1 + so, sl, err, sizeof err) == P2N_FB_OK, "check: %s", err);
+        int found2 = p2n_native_lookup_entry(r1 + so, sl, f.containers[i].data, f.containers[i].size, "gfx942", &pl2,
+                                             &pn2, &bid);
+        CHECK(found2 == found && (!found || (pl2 == pl && pn2 == pn && bid && !strcmp(bid, "fbtest-build"))),
+              "lookup_entry of container %zu: found=%d build id %s", i, found2, bid ? bid : "(none)");
+        /* one byte of the container changed: no entry (the stub then JIT-compiles) */
+        if (found && f.containers[i].size > 80) {
+            uint8_t *copy = malloc(f.containers[i].size);
+            memcpy(copy, f.containers[i].data, f.containers[i].size);
+            copy[f.containers[i].size - 1] ^= 1;
+            CHECK(!p2n_native_lookup_entry(r1 + so, sl, copy, f.containers[i].size, "gfx942", &pl2, &pn2, &bid),
+                  "altered container %zu still found", i);
+            free(copy);
+        }
+    }
+    /* a damaged section fails the check (the stub ignores it) */
+    {
+        uint8_t *bad = malloc(sl);
+        memcpy(bad, r1 + so, sl);
+        bad[sl - 1] ^= 0x5a;
+        CHECK(p2n_native_check(bad, sl, err, sizeof err) == P2N_FB_BAD_INPUT && strstr(err, "checksum"),
+              "damaged section passed the check: %s", err);
+        free(bad);
     }
     p2n_fb_close(&f);
     /* idempotent, also with threads */

@@ -12,6 +12,13 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_core  # noqa: E402
 import gen_ops  # noqa: E402
 import gen_prog  # noqa: E402
+import gen_fp8  # noqa: E402
+import gen_smallops  # noqa: E402
+import gen_videosat  # noqa: E402
+import gen_cluster  # noqa: E402
+import gen_heap  # noqa: E402
+import gen_tex  # noqa: E402
+import gen_mma  # noqa: E402
 
 
 def main():
@@ -23,6 +30,13 @@ def main():
             shutil.rmtree(os.path.join(root, "ptx", fam), ignore_errors=True)
     gen_ops.gen_all()
     gen_prog.gen_all(nvcc="--nvcc" in sys.argv)
+    gen_fp8.gen_all()
+    gen_smallops.gen_all()
+    gen_videosat.gen_all()
+    gen_tex.gen_all()
+    gen_mma.gen_all()
+    gen_cluster.gen_all()
+    gen_heap.gen_all()
     fams = {}
     for f, _ in gen_core.CASES:
         fams[f] = fams.get(f, 0) + 1

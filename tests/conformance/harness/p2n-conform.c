@@ -39,6 +39,8 @@
 #define MAX_PARAMS 48
 #define MAX_PARAM_BYTES 256
 #define NAME_LEN 128
+#define MAX_ARRAYS 8
+#define MAX_OBJS 16
 
 /* ------------------------------------------------------------------ */
 /* utilities                                                           */
@@ -204,7 +206,8 @@ typedef struct {
 } Buffer;
 
 typedef struct {
-    int buf;
+    int buf; /* buffer index, or -1 for an array output (output-array) */
+    int arr; /* array index for output-array, else -1 */
     int cmp;
     int et;
     uint64_t ulp;
@@ -213,6 +216,8 @@ typedef struct {
 
 typedef struct {
     bool is_ptr;
+    bool is_obj; /* param tex/surf: the 64-bit handle of object `obj` */
+    int obj;
     int buf;
     size_t size;
     uint64_t align_pad; /* unused, keeps struct simple */
@@ -227,12 +232,39 @@ typedef struct {
     int nparams;
 } Launch;
 
+/* a CUDA array (directive `array`): cuArray3DCreate with these exact descriptor fields, filled from buffer `from` */
+typedef struct {
+    char name[NAME_LEN];
+    unsigned format, channels, flags, elem;
+    size_t w, h, d;
+    int from;
+} Array;
+
+enum { RES_ARRAY, RES_LINEAR, RES_PITCH2D };
+
+/* a texture or surface object (directives `texture` / `surface`) */
+typedef struct {
+    char name[NAME_LEN];
+    bool surface;
+    int res;          /* RES_* */
+    int arr, buf;     /* the array, or the buffer of a linear / pitch2d resource */
+    size_t offset;    /* bytes added to the buffer's address (alignment error cases) */
+    size_t bytes, w, h, pitch;
+    unsigned format, channels;
+    unsigned addr[3], filter, flags;
+    float border[4];
+} TexObj;
+
 typedef struct {
     char path[PATH_MAX];
     char name[PATH_MAX];
     char ptx[PATH_MAX];
     Buffer bufs[MAX_BUFS];
     int nbufs;
+    Array arrays[MAX_ARRAYS];
+    int narrays;
+    TexObj objs[MAX_OBJS];
+    int nobjs;
     Output outs[MAX_OUTS];
     int nouts;
     Launch launches[MAX_LAUNCHES];
@@ -410,14 +442,256 @@ static int find_buf(Case *c, const char *name)
     return -1;
 }
 
+static int find_array(const Case *c, const char *name)
+{
+    for (int i = 0; i < c->narrays; i++)
+        if (!strcmp(c->arrays[i].name, name))
+            return i;
+    return -1;
+}
+
+static int find_obj(const Case *c, const char *name)
+{
+    for (int i = 0; i < c->nobjs; i++)
+        if (!strcmp(c->objs[i].name, name))
+            return i;
+    return -1;
+}
+
+/* bytes of an array as cuMemcpy3D moves it: tightly packed rows, a 1D array has one row, 2D one slice */
+static size_t array_bytes(const Array *a)
+{
+    return a->w * a->elem * (a->h ? a->h : 1) * (a->d ? a->d : 1);
+}
+
+/* element format words of the case format -> CUarray_format and bytes per channel */
+static int format_lookup(const char *s, unsigned *fmt, unsigned *bytes)
+{
+    static const struct {
+        const char *name;
+        unsigned fmt, bytes;
+    } t[] = {
+        {"u8", CU_AD_FORMAT_UNSIGNED_INT8, 1}, {"u16", CU_AD_FORMAT_UNSIGNED_INT16, 2},
+        {"u32", CU_AD_FORMAT_UNSIGNED_INT32, 4}, {"s8", CU_AD_FORMAT_SIGNED_INT8, 1},
+        {"s16", CU_AD_FORMAT_SIGNED_INT16, 2}, {"s32", CU_AD_FORMAT_SIGNED_INT32, 4},
+        {"f16", CU_AD_FORMAT_HALF, 2}, {"f32", CU_AD_FORMAT_FLOAT, 4},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(s, t[i].name)) {
+            *fmt = t[i].fmt;
+            *bytes = t[i].bytes;
+            return 0;
+        }
+    return perr("unknown format '%s' (u8 s8 u16 s16 u32 s32 f16 f32)", s);
+}
+
+static bool name_taken(const Case *c, const char *name)
+{
+    return find_buf((Case *)c, name) >= 0 || find_array(c, name) >= 0 || find_obj(c, name) >= 0;
+}
+
+static int parse_size(const char *s, size_t *v, const char *what)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 0);
+    if (*end || end == s || errno || s[0] == '-')
+        return perr("bad %s '%s'", what, s);
+    *v = (size_t)x;
+    return 0;
+}
+
+/* array NAME FORMAT CHANNELS W [H [D]] [layered] [cubemap] [surface] [gather] from BUF */
+static int parse_array(Case *c, char **tok, int ntok)
+{
+    if (ntok < 7)
+        return perr("array NAME FORMAT CHANNELS W [H [D]] [layered] [cubemap] [surface] [gather] from BUF");
+    if (c->narrays >= MAX_ARRAYS)
+        return perr("too many arrays");
+    if (name_taken(c, tok[1]))
+        return perr("name '%s' already used", tok[1]);
+    Array *a = &c->arrays[c->narrays];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", tok[1]);
+    unsigned bytes;
+    if (format_lookup(tok[2], &a->format, &bytes))
+        return -1;
+    size_t ch;
+    if (parse_size(tok[3], &ch, "channel count"))
+        return -1;
+    a->channels = (unsigned)ch; /* not checked: cuArray3DCreate's answer to 3 channels is recorded */
+    a->elem = bytes * a->channels;
+    int i = 4, nd = 0;
+    size_t dims[3] = {0, 0, 0};
+    for (; i < ntok && isdigit((unsigned char)tok[i][0]); i++) {
+        if (nd == 3)
+            return perr("at most 3 sizes");
+        if (parse_size(tok[i], &dims[nd++], "size"))
+            return -1;
+    }
+    if (nd == 0)
+        return perr("array needs a width");
+    a->w = dims[0];
+    a->h = dims[1];
+    a->d = dims[2];
+    a->from = -1;
+    for (; i < ntok; i++) {
+        if (!strcmp(tok[i], "layered")) a->flags |= CUDA_ARRAY3D_LAYERED;
+        else if (!strcmp(tok[i], "cubemap")) a->flags |= CUDA_ARRAY3D_CUBEMAP;
+        else if (!strcmp(tok[i], "surface")) a->flags |= CUDA_ARRAY3D_SURFACE_LDST;
+        else if (!strcmp(tok[i], "gather")) a->flags |= CUDA_ARRAY3D_TEXTURE_GATHER;
+        else if (!strcmp(tok[i], "from") && i + 1 < ntok) {
+            a->from = find_buf(c, tok[++i]);
+            if (a->from < 0)
+                return perr("array: unknown buffer '%s' (declare buffers first)", tok[i]);
+        } else
+            return perr("array: unexpected '%s'", tok[i]);
+    }
+    if (a->from < 0)
+        return perr("array needs 'from BUF' (CUDA arrays start undefined)");
+    if (array_bytes(a) != 0 && c->bufs[a->from].size != array_bytes(a)) /* 0: a creation error case */
+        return perr("array %s holds %zu bytes but buffer %s has %zu", a->name, array_bytes(a), c->bufs[a->from].name,
+                    c->bufs[a->from].size);
+    c->narrays++;
+    return 0;
+}
+
+static int parse_addr_mode(const char *s, unsigned addr[3])
+{
+    char spec[128];
+    snprintf(spec, sizeof spec, "%s", s);
+    int n = 0;
+    for (char *save = NULL, *w = strtok_r(spec, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        if (n == 3)
+            return perr("at most 3 address modes");
+        if (!strcmp(w, "wrap")) addr[n] = CU_TR_ADDRESS_MODE_WRAP;
+        else if (!strcmp(w, "clamp")) addr[n] = CU_TR_ADDRESS_MODE_CLAMP;
+        else if (!strcmp(w, "mirror")) addr[n] = CU_TR_ADDRESS_MODE_MIRROR;
+        else if (!strcmp(w, "border")) addr[n] = CU_TR_ADDRESS_MODE_BORDER;
+        else return perr("unknown address mode '%s'", w);
+        n++;
+    }
+    if (n == 0)
+        return perr("addr needs a mode");
+    for (int k = n; k < 3; k++) /* one word applies to every coordinate */
+        addr[k] = addr[n - 1];
+    return 0;
+}
+
+/* texture NAME array ARR | linear BUF FORMAT CHANNELS [BYTES] | pitch2d BUF FORMAT CHANNELS W H PITCH,
+ * then options: addr M[,M[,M]] filter point|linear normalized integer srgb border R G B A offset BYTES */
+static int parse_texture(Case *c, char **tok, int ntok)
+{
+    if (ntok < 4)
+        return perr("texture NAME array ARR | linear BUF FORMAT CHANNELS [BYTES] | pitch2d BUF FORMAT CHANNELS W H PITCH");
+    if (c->nobjs >= MAX_OBJS)
+        return perr("too many texture/surface objects");
+    if (name_taken(c, tok[1]))
+        return perr("name '%s' already used", tok[1]);
+    TexObj *t = &c->objs[c->nobjs];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", tok[1]);
+    t->arr = t->buf = -1;
+    int i;
+    if (!strcmp(tok[2], "array")) {
+        t->res = RES_ARRAY;
+        t->arr = find_array(c, tok[3]);
+        if (t->arr < 0)
+            return perr("texture: unknown array '%s'", tok[3]);
+        i = 4;
+    } else if (!strcmp(tok[2], "linear") || !strcmp(tok[2], "pitch2d")) {
+        t->res = !strcmp(tok[2], "linear") ? RES_LINEAR : RES_PITCH2D;
+        if (ntok < 6)
+            return perr("texture %s needs BUF FORMAT CHANNELS", tok[2]);
+        t->buf = find_buf(c, tok[3]);
+        if (t->buf < 0)
+            return perr("texture: unknown buffer '%s'", tok[3]);
+        unsigned bytes;
+        size_t ch;
+        if (format_lookup(tok[4], &t->format, &bytes) || parse_size(tok[5], &ch, "channel count"))
+            return -1;
+        t->channels = (unsigned)ch;
+        i = 6;
+        if (t->res == RES_LINEAR) {
+            t->bytes = c->bufs[t->buf].size;
+            if (i < ntok && isdigit((unsigned char)tok[i][0]) && parse_size(tok[i++], &t->bytes, "size"))
+                return -1;
+        } else {
+            if (i + 3 > ntok || parse_size(tok[i], &t->w, "width") || parse_size(tok[i + 1], &t->h, "height") ||
+                parse_size(tok[i + 2], &t->pitch, "pitch"))
+                return perr("pitch2d BUF FORMAT CHANNELS W H PITCH");
+            i += 3;
+        }
+    } else {
+        return perr("texture resource must be array, linear or pitch2d");
+    }
+    t->addr[0] = t->addr[1] = t->addr[2] = CU_TR_ADDRESS_MODE_CLAMP;
+    t->filter = CU_TR_FILTER_MODE_POINT;
+    for (; i < ntok; i++) {
+        const char *w = tok[i];
+        if (!strcmp(w, "addr") && i + 1 < ntok) {
+            if (parse_addr_mode(tok[++i], t->addr))
+                return -1;
+        } else if (!strcmp(w, "filter") && i + 1 < ntok) {
+            i++;
+            if (!strcmp(tok[i], "point")) t->filter = CU_TR_FILTER_MODE_POINT;
+            else if (!strcmp(tok[i], "linear")) t->filter = CU_TR_FILTER_MODE_LINEAR;
+            else return perr("filter point|linear");
+        } else if (!strcmp(w, "normalized")) {
+            t->flags |= CU_TRSF_NORMALIZED_COORDINATES;
+        } else if (!strcmp(w, "integer")) {
+            t->flags |= CU_TRSF_READ_AS_INTEGER;
+        } else if (!strcmp(w, "srgb")) {
+            t->flags |= CU_TRSF_SRGB;
+        } else if (!strcmp(w, "border") && i + 4 < ntok) {
+            for (int k = 0; k < 4; k++) {
+                unsigned char b[4];
+                if (parse_value(ET_F32, tok[i + 1 + k], b))
+                    return -1;
+                memcpy(&t->border[k], b, 4);
+            }
+            i += 4;
+        } else if (!strcmp(w, "offset") && i + 1 < ntok && t->res != RES_ARRAY) {
+            if (parse_size(tok[++i], &t->offset, "offset"))
+                return -1;
+        } else {
+            return perr("texture: unexpected '%s'", w);
+        }
+    }
+    c->nobjs++;
+    return 0;
+}
+
+/* surface NAME ARR */
+static int parse_surface(Case *c, char **tok, int ntok)
+{
+    if (ntok != 3)
+        return perr("surface NAME ARRAY");
+    if (c->nobjs >= MAX_OBJS)
+        return perr("too many texture/surface objects");
+    if (name_taken(c, tok[1]))
+        return perr("name '%s' already used", tok[1]);
+    TexObj *t = &c->objs[c->nobjs];
+    memset(t, 0, sizeof *t);
+    snprintf(t->name, sizeof t->name, "%s", tok[1]);
+    t->surface = true;
+    t->res = RES_ARRAY;
+    t->buf = -1;
+    t->arr = find_array(c, tok[2]);
+    if (t->arr < 0)
+        return perr("surface: unknown array '%s'", tok[2]);
+    c->nobjs++;
+    return 0;
+}
+
 static int parse_buffer(Case *c, char **tok, int ntok)
 {
     if (ntok < 4)
         return perr("buffer NAME SIZE INIT...");
     if (c->nbufs >= MAX_BUFS)
         return perr("too many buffers");
-    if (find_buf(c, tok[1]) >= 0)
-        return perr("duplicate buffer '%s'", tok[1]);
+    if (name_taken(c, tok[1]))
+        return perr("duplicate name '%s'", tok[1]);
     Buffer *b = &c->bufs[c->nbufs];
     snprintf(b->name, sizeof b->name, "%s", tok[1]);
     char *end;
@@ -527,6 +801,15 @@ static int parse_param(Case *c, Launch *l, char **tok, int ntok)
         if (p->buf < 0)
             return perr("param ptr: unknown buffer '%s' (declare buffers first)", tok[2]);
         p->size = 8;
+    } else if (!strcmp(tok[1], "tex") || !strcmp(tok[1], "surf")) {
+        if (ntok != 3)
+            return perr("param %s NAME", tok[1]);
+        p->is_obj = true;
+        p->obj = find_obj(c, tok[2]);
+        if (p->obj < 0 || c->objs[p->obj].surface != !strcmp(tok[1], "surf"))
+            return perr("param %s: unknown %s '%s' (declare it first)", tok[1],
+                        !strcmp(tok[1], "surf") ? "surface" : "texture", tok[2]);
+        p->size = 8;
     } else if (!strcmp(tok[1], "bytes")) {
         if (parse_hex_tokens(tok + 2, ntok - 2, p->bytes, sizeof p->bytes, &p->size) || p->size == 0)
             return perr("param bytes HEX...");
@@ -543,17 +826,35 @@ static int parse_param(Case *c, Launch *l, char **tok, int ntok)
     return 0;
 }
 
+static const char *out_name(const Case *c, const Output *o)
+{
+    return o->arr >= 0 ? c->arrays[o->arr].name : c->bufs[o->buf].name;
+}
+
+static size_t out_size(const Case *c, const Output *o)
+{
+    return o->arr >= 0 ? array_bytes(&c->arrays[o->arr]) : c->bufs[o->buf].size;
+}
+
+/* output BUF [CMP] and output-array ARR [CMP] */
 static int parse_output(Case *c, char **tok, int ntok)
 {
     if (ntok < 2 || ntok > 3)
-        return perr("output BUFFER [CMP]");
+        return perr("%s [CMP]", !strcmp(tok[0], "output") ? "output BUFFER" : "output-array ARRAY");
     if (c->nouts >= MAX_OUTS)
         return perr("too many outputs");
     Output *o = &c->outs[c->nouts];
     memset(o, 0, sizeof *o);
-    o->buf = find_buf(c, tok[1]);
-    if (o->buf < 0)
-        return perr("output: unknown buffer '%s'", tok[1]);
+    o->buf = o->arr = -1;
+    if (!strcmp(tok[0], "output-array")) {
+        o->arr = find_array(c, tok[1]);
+        if (o->arr < 0)
+            return perr("output-array: unknown array '%s'", tok[1]);
+    } else {
+        o->buf = find_buf(c, tok[1]);
+        if (o->buf < 0)
+            return perr("output: unknown buffer '%s'", tok[1]);
+    }
     o->cmp = CMP_EXACT;
     if (ntok == 3 && strcmp(tok[2], "exact") != 0) {
         char spec[128];
@@ -582,7 +883,7 @@ static int parse_output(Case *c, char **tok, int ntok)
         o->et = type_lookup(t, NULL);
         if (!et_is_float(o->et))
             return perr("compare type must be f16/bf16/f32/f64");
-        if (c->bufs[o->buf].size % (size_t)et_size(o->et))
+        if (out_size(c, o) % (size_t)et_size(o->et))
             return perr("buffer size not a multiple of the compare element");
     }
     c->nouts++;
@@ -722,8 +1023,14 @@ static Case *parse_case(const char *path)
             } else r = parse_param(c, cur, tok, ntok);
         } else if (!strcmp(k, "buffer")) {
             r = parse_buffer(c, tok, ntok);
-        } else if (!strcmp(k, "output")) {
+        } else if (!strcmp(k, "output") || !strcmp(k, "output-array")) {
             r = parse_output(c, tok, ntok);
+        } else if (!strcmp(k, "array")) {
+            r = parse_array(c, tok, ntok);
+        } else if (!strcmp(k, "texture")) {
+            r = parse_texture(c, tok, ntok);
+        } else if (!strcmp(k, "surface")) {
+            r = parse_surface(c, tok, ntok);
         } else if (!strcmp(k, "timeout")) {
             if (ntok != 2) r = perr("timeout SECONDS");
             else c->timeout = atoi(tok[1]);
@@ -781,6 +1088,102 @@ static void dump_hex(FILE *f, const unsigned char *p, size_t n)
     }
 }
 
+/* cuMemcpy3D between a host buffer (tightly packed) and the whole of an array */
+static CUresult copy_array(CUarray arr, const Array *a, void *host, bool to_array)
+{
+    CUDA_MEMCPY3D m;
+    memset(&m, 0, sizeof m);
+    size_t row = a->w * a->elem, rows = a->h ? a->h : 1, slices = a->d ? a->d : 1;
+    if (to_array) {
+        m.srcMemoryType = CU_MEMORYTYPE_HOST;
+        m.srcHost = host;
+        m.srcPitch = row;
+        m.srcHeight = rows;
+        m.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+        m.dstArray = arr;
+    } else {
+        m.srcMemoryType = CU_MEMORYTYPE_ARRAY;
+        m.srcArray = arr;
+        m.dstMemoryType = CU_MEMORYTYPE_HOST;
+        m.dstHost = host;
+        m.dstPitch = row;
+        m.dstHeight = rows;
+    }
+    m.WidthInBytes = row;
+    m.Height = rows;
+    m.Depth = slices;
+    return cuMemcpy3D(&m);
+}
+
+/* Creates the arrays and texture/surface objects of a case; each call's result goes into the result text (a case
+ * may test an error). Returns false at the first failure: nothing is launched then. */
+static bool create_resources(const Case *c, FILE *res, const CUdeviceptr *dptr, CUarray *harr,
+                             unsigned long long *hobj)
+{
+    char nb[64], nb2[64];
+    for (int i = 0; i < c->narrays; i++) {
+        const Array *a = &c->arrays[i];
+        CUDA_ARRAY3D_DESCRIPTOR ad;
+        memset(&ad, 0, sizeof ad);
+        ad.Width = a->w;
+        ad.Height = a->h;
+        ad.Depth = a->d;
+        ad.Format = (CUarray_format)a->format;
+        ad.NumChannels = a->channels;
+        ad.Flags = a->flags;
+        CUresult r = cuArray3DCreate(&harr[i], &ad);
+        CUresult rc = r == CUDA_SUCCESS ? copy_array(harr[i], a, c->bufs[a->from].init, true) : r;
+        fprintf(res, "array %s create=%s copy=%s\n", a->name, errname((int)r, nb, sizeof nb),
+                r == CUDA_SUCCESS ? errname((int)rc, nb2, sizeof nb2) : "-");
+        if (r != CUDA_SUCCESS || rc != CUDA_SUCCESS)
+            return false;
+    }
+    for (int i = 0; i < c->nobjs; i++) {
+        const TexObj *t = &c->objs[i];
+        CUDA_RESOURCE_DESC rd;
+        memset(&rd, 0, sizeof rd);
+        if (t->res == RES_ARRAY) {
+            rd.resType = CU_RESOURCE_TYPE_ARRAY;
+            rd.res.array.hArray = harr[t->arr];
+        } else if (t->res == RES_LINEAR) {
+            rd.resType = CU_RESOURCE_TYPE_LINEAR;
+            rd.res.linear.devPtr = dptr[t->buf] + t->offset;
+            rd.res.linear.format = (CUarray_format)t->format;
+            rd.res.linear.numChannels = t->channels;
+            rd.res.linear.sizeInBytes = t->bytes;
+        } else {
+            rd.resType = CU_RESOURCE_TYPE_PITCH2D;
+            rd.res.pitch2D.devPtr = dptr[t->buf] + t->offset;
+            rd.res.pitch2D.format = (CUarray_format)t->format;
+            rd.res.pitch2D.numChannels = t->channels;
+            rd.res.pitch2D.width = t->w;
+            rd.res.pitch2D.height = t->h;
+            rd.res.pitch2D.pitchInBytes = t->pitch;
+        }
+        CUresult r;
+        if (t->surface) {
+            CUsurfObject so = 0;
+            r = cuSurfObjectCreate(&so, &rd);
+            hobj[i] = so;
+        } else {
+            CUDA_TEXTURE_DESC td;
+            memset(&td, 0, sizeof td);
+            for (int k = 0; k < 3; k++)
+                td.addressMode[k] = (CUaddress_mode)t->addr[k];
+            td.filterMode = (CUfilter_mode)t->filter;
+            td.flags = t->flags;
+            memcpy(td.borderColor, t->border, sizeof td.borderColor);
+            CUtexObject to = 0;
+            r = cuTexObjectCreate(&to, &rd, &td, NULL);
+            hobj[i] = to;
+        }
+        fprintf(res, "%s %s %s\n", t->surface ? "surface" : "texture", t->name, errname((int)r, nb, sizeof nb));
+        if (r != CUDA_SUCCESS)
+            return false;
+    }
+    return true;
+}
+
 static int run_case_child(const Case *c, const char *resfile)
 {
     FILE *res = fopen(resfile, "w");
@@ -792,6 +1195,8 @@ static int run_case_child(const Case *c, const char *resfile)
     size_t ptxlen;
     char *ptx = read_file(ptxpath, &ptxlen);
     CUdeviceptr dptr[MAX_BUFS] = {0};
+    CUarray harr[MAX_ARRAYS] = {0};
+    unsigned long long hobj[MAX_OBJS] = {0};
     CUmodule mod = NULL;
     CUcontext ctx = NULL;
     CUdevice dev = 0;
@@ -825,6 +1230,8 @@ static int run_case_child(const Case *c, const char *resfile)
         CHK(cuMemAlloc(&dptr[i], c->bufs[i].size), "alloc");
         CHK(cuMemcpyHtoD(dptr[i], c->bufs[i].init, c->bufs[i].size), "upload");
     }
+    if (!create_resources(c, res, dptr, harr, hobj))
+        failed = true;
     for (int li = 0; li < c->nlaunches && !failed; li++) {
         const Launch *l = &c->launches[li];
         CUfunction fn;
@@ -842,6 +1249,9 @@ static int run_case_child(const Case *c, const char *resfile)
             if (l->params[p].is_ptr) {
                 ptrvals[p] = (unsigned long long)dptr[l->params[p].buf];
                 args[p] = &ptrvals[p];
+            } else if (l->params[p].is_obj) {
+                ptrvals[p] = hobj[l->params[p].obj];
+                args[p] = &ptrvals[p];
             } else {
                 args[p] = (void *)l->params[p].bytes;
             }
@@ -857,20 +1267,22 @@ static int run_case_child(const Case *c, const char *resfile)
     }
     if (!failed) {
         for (int o = 0; o < c->nouts; o++) {
-            const Buffer *b = &c->bufs[c->outs[o].buf];
-            unsigned char *host = xmalloc(b->size);
-            CUresult r = cuMemcpyDtoH(host, dptr[c->outs[o].buf], b->size);
+            const Output *out = &c->outs[o];
+            size_t size = out_size(c, out);
+            unsigned char *host = xmalloc(size);
+            CUresult r = out->arr >= 0 ? copy_array(harr[out->arr], &c->arrays[out->arr], host, false)
+                                       : cuMemcpyDtoH(host, dptr[out->buf], size);
             if (r != CUDA_SUCCESS) {
-                fprintf(res, "buffer %s unavailable %s\n", b->name, errname((int)r, nb, sizeof nb));
+                fprintf(res, "buffer %s unavailable %s\n", out_name(c, out), errname((int)r, nb, sizeof nb));
             } else {
-                fprintf(res, "buffer %s %zu\n", b->name, b->size);
-                dump_hex(res, host, b->size);
+                fprintf(res, "buffer %s %zu\n", out_name(c, out), size);
+                dump_hex(res, host, size);
             }
             free(host);
         }
     } else {
         for (int o = 0; o < c->nouts; o++)
-            fprintf(res, "buffer %s unavailable\n", c->bufs[c->outs[o].buf].name);
+            fprintf(res, "buffer %s unavailable\n", out_name(c, &c->outs[o]));
     }
 done:
     fflush(stdout);
@@ -1360,7 +1772,7 @@ static void finish_job(Job *j, int status)
                 snprintf(reason, sizeof reason, "status: expected '%.*s' got '%.*s'", an, a, bn, b);
             } else {
                 for (int o = 0; o < c->nouts && pass; o++) {
-                    const char *bn = c->bufs[c->outs[o].buf].name;
+                    const char *bn = out_name(c, &c->outs[o]);
                     int ei = -1, gi = -1;
                     for (int k = 0; k < e.nbufs; k++)
                         if (!strcmp(e.names[k], bn)) ei = k;

@@ -91,6 +91,21 @@ static void run(void *(*fn)(void *)) {
 static uint32_t rng = 12345;
 static uint32_t rnd(void) { rng = rng * 1664525u + 1013904223u; return rng; }
 
+/* for emu_mma.c: the random source, and one launch of a kernel (out, in) on the 32 lanes */
+uint32_t emu_rnd(void) { return rnd(); }
+static void (*emu_k)(uint64_t, uint64_t, void *, int32_t);
+static uint64_t emu_out, emu_in;
+static void *lane_any(void *a) {
+    my_lane = (uint32_t)(uintptr_t)a;
+    emu_k(emu_out, emu_in, local, 0);
+    return NULL;
+}
+void emu_run(void (*k)(uint64_t, uint64_t, void *, int32_t), uint64_t out, uint64_t in) {
+    emu_k = k, emu_out = out, emu_in = in;
+    run(lane_any);
+}
+int emu_mma_forms(void); /* emu_mma.c */
+
 /* an f16 of moderate range (no overflow in the products), sometimes negative, subnormal, infinite or NaN */
 static uint16_t rnd_half(void) {
     uint32_t r = rnd();
@@ -233,5 +248,6 @@ int main(void) {
     }
     printf("%s: mma.sync f16/s8, ldmatrix/stmatrix x4 (.trans), wmma, match, redux; 20 rounds x 32 lanes each\n",
            bad ? "FAIL" : "ok");
+    bad += emu_mma_forms();
     return bad != 0;
 }

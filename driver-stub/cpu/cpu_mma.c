@@ -1,0 +1,252 @@
+/* cpu_mma.c — the generic warp-matrix forms of the CPU runtime (mx_forms.h): mma.sync and wmma of every shape
+ * and type, the wmma fragment loads/stores of those forms and movmatrix. The arithmetic model is the one of
+ * emit_lanes_mma.c (bit-exact with it):
+ *   floating inputs (f16, bf16, tf32 = f32 bits with the low 13 dropped, e4m3, e5m2): products exact; an f32
+ *     result by p2n_tc_sum_f32 (alignment to the largest term, truncation, rounding toward zero: the H200's
+ *     behaviour), an f16 result as the exact sum rounded once to nearest; an infinite or NaN term sends the f32
+ *     chain in k order instead, a NaN result canonical;
+ *   f64: the fma chain d = fma(a_k, b_k, d) from d = c in k order;
+ *   integers: exact, then wrapped to 32 bits or (.satfinite) clamped; b1: c + popc(a op b) per word. */
+#include "cpu_internal.h"
+#include "mx_forms.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+static uint64_t raw_get(const uint32_t *w, unsigned slot, unsigned bits) {
+    if (bits == 64) return w[2 * slot] | (uint64_t)w[2 * slot + 1] << 32;
+    if (bits == 32) return w[slot];
+    unsigned b = slot * bits;
+    return (w[b / 32] >> (b % 32)) & ((1u << bits) - 1);
+}
+
+static void raw_put(uint32_t *w, unsigned slot, unsigned bits, uint64_t v) {
+    if (bits == 64) {
+        w[2 * slot] = (uint32_t)v;
+        w[2 * slot + 1] = (uint32_t)(v >> 32);
+        return;
+    }
+    if (bits == 32) {
+        w[slot] = (uint32_t)v;
+        return;
+    }
+    unsigned b = slot * bits;
+    uint32_t m = ((1u << bits) - 1) << (b % 32);
+    w[b / 32] = (w[b / 32] & ~m) | (((uint32_t)v << (b % 32)) & m);
+}
+
+static float bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* a minifloat with `e` exponent bits, `m` mantissa bits, bias 2^(e-1)-1 -> double (exact). e4m3 has no
+ * infinities and one NaN pattern per sign (S.1111.111); e5m2 is IEEE-like. */
+static double mini_to_d(uint32_t v, unsigned e, unsigned m, bool fn) {
+    unsigned sign = (v >> (e + m)) & 1, ex = (v >> m) & ((1u << e) - 1), man = v & ((1u << m) - 1);
+    int bias = (1 << (e - 1)) - 1;
+    double r;
+    if (!fn && ex == (1u << e) - 1) r = man ? NAN : INFINITY;
+    else if (fn && ex == (1u << e) - 1 && man == (1u << m) - 1) r = NAN;
+    else if (!ex) r = ldexp((double)man, 1 - bias - (int)m);
+    else r = ldexp((double)(man | 1u << m), (int)ex - bias - (int)m);
+    return sign ? -r : r;
+}
+
+static double fp_value(unsigned t, uint64_t raw) {
+    switch (t) {
+    case MXE_F16: return mini_to_d((uint32_t)raw, 5, 10, false);
+    case MXE_BF16: return bits_f((uint32_t)raw << 16);
+    case MXE_TF32: return bits_f((uint32_t)raw & ~0x1fffu);
+    case MXE_E4M3: return mini_to_d((uint32_t)raw, 4, 3, true);
+    case MXE_E5M2: return mini_to_d((uint32_t)raw, 5, 2, false);
+    case MXE_F64: { double d; memcpy(&d, &raw, 8); return d; }
+    default: return bits_f((uint32_t)raw);
+    }
+}
+
+static int64_t int_value(unsigned t, uint64_t raw) {
+    switch (t) {
+    case MXE_S8: return (int8_t)raw;
+    case MXE_S4: return (int64_t)((raw & 0xf) ^ 8) - 8;
+    case MXE_S32: return (int32_t)raw;
+    default: return (int64_t)raw;
+    }
+}
+
+/* The f32 result of NVIDIA's tensor-core accumulation as the H200 recordings show it (tests/conformance/cases/mma
+ * 'rand' cases): c and the exact products are aligned to the largest of them (exponent emax, |t| < 2^emax), each
+ * truncated toward zero to a multiple of 2^(emax-26), summed exactly, and the sum rounded toward zero to f32.
+ * terms[0] is c. A zero sum of the truncated terms gives +0 (the exact sum when every term is zero). */
+float p2n_tc_sum_f32(const double *terms, unsigned n, double exact) {
+    int emax = INT_MIN;
+    for (unsigned i = 0; i < n; i++) {
+        int e;
+        if (terms[i] != 0) {
+            frexp(terms[i], &e);
+            emax = e > emax ? e : emax;
+        }
+    }
+    if (emax == INT_MIN) return (float)exact;
+    double scale = ldexp(1.0, 26 - emax);
+    int64_t S = 0;
+    for (unsigned i = 0; i < n; i++) S += (int64_t)(terms[i] * scale);
+    if (!S) return 0.0f;
+    double x = (double)S;
+    float y = (float)x;
+    if (fabs((double)y) > fabs(x)) y = nextafterf(y, 0.0f);
+    return (float)((double)y * ldexp(1.0, emax - 26));
+}
+
+/* double -> f16 bits, rounded once to nearest even */
+static uint16_t d_to_half(double d) {
+    _Float16 h = (_Float16)d;
+    uint16_t u;
+    memcpy(&u, &h, 2);
+    return u;
+}
+
+static bool is_float(unsigned t) { return t != MXE_S8 && t != MXE_U8 && t != MXE_S4 && t != MXE_U4 && t != MXE_B1 && t != MXE_S32; }
+
+/* the whole A, B of the warp, decoded: double for floating types, the raw word for b1, integers as int64 */
+typedef union { double d; int64_t i; } mxv;
+
+static void gather(const p2n_mx *f, unsigned x, unsigned t, unsigned base, uint32_t *io[32], mxv *dst, unsigned cols) {
+    static const uint32_t zero[64];
+    unsigned per = p2n_mx_per_lane(f, x, t), bits = p2n_mx_bits(t);
+    for (unsigned l = 0; l < 32; l++) {
+        const uint32_t *w = (io[l] ? io[l] : zero) + base;
+        for (unsigned s = 0; s < per; s++) {
+            unsigned r, c;
+            p2n_mx_elem(f, x, t, l, s, &r, &c);
+            uint64_t raw = raw_get(w, s, bits);
+            if (is_float(t)) dst[r * cols + c].d = fp_value(t, raw);
+            else dst[r * cols + c].i = t == MXE_B1 ? (int64_t)raw : int_value(t, raw);
+        }
+    }
+}
+
+static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r, unsigned c, uint64_t craw) {
+    unsigned K = f->k, N = f->n;
+    if (f->ta == MXE_F64) {
+        double d = fp_value(MXE_F64, craw);
+        for (unsigned k = 0; k < K; k++) d = fma(A[r * K + k].d, B[k * N + c].d, d);
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        return u;
+    }
+    if (is_float(f->ta)) {
+        float cf = (float)fp_value(f->tc, craw);
+        bool special = !isfinite(cf);
+        double s = cf, terms[65];
+        terms[0] = cf;
+        for (unsigned k = 0; k < K; k++) {
+            double p = A[r * K + k].d * B[k * N + c].d;
+            special |= !isfinite(p);
+            s += p;
+            terms[1 + k] = p;
+        }
+        if (special) {
+            float x = cf;
+            for (unsigned k = 0; k < K; k++) x += (float)A[r * K + k].d * (float)B[k * N + c].d;
+            if (isnan(x)) return f->td == MXE_F16 ? 0x7fffu : 0x7fffffffu;
+            return f->td == MXE_F16 ? d_to_half(x) : f_bits(x);
+        }
+        if (f->td == MXE_F16) return d_to_half(s);
+        /* wmma m16n16k8 .tf32 runs as two k = 4 steps, each rounded (the recordings); the others in one */
+        unsigned blk = f->wmma && f->ta == MXE_TF32 ? 4 : K;
+        float acc = cf;
+        for (unsigned k0 = 0; k0 < K; k0 += blk) {
+            double t[65], ex = acc;
+            t[0] = acc;
+            for (unsigned k = 0; k < blk; k++) ex += t[1 + k] = terms[1 + k0 + k];
+            acc = p2n_tc_sum_f32(t, blk + 1, ex);
+        }
+        return f_bits(acc);
+    }
+    int64_t s = int_value(MXE_S32, craw);
+    for (unsigned k = 0; k < K; k++) {
+        int64_t a = A[r * K + k].i, b = B[k * N + c].i;
+        if (f->ta == MXE_B1) s += __builtin_popcount((uint32_t)(f->op == MXO_AND_POPC ? a & b : a ^ b));
+        else s += a * b;
+    }
+    if (f->satf) s = s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+    return (uint32_t)s;
+}
+
+static void mma(const p2n_mx *f, uint32_t *io[32]) {
+    /* largest: A m16n8k64 (16 x 64), B m8n32k16 (16 x 32); per worker thread */
+    static _Thread_local mxv TA[16 * 64], TB[16 * 32];
+    unsigned wa = p2n_mx_words(f, MXF_A, f->ta), wb = p2n_mx_words(f, MXF_B, f->tb);
+    unsigned wc = p2n_mx_words(f, MXF_C, f->tc);
+    gather(f, MXF_A, f->ta, 0, io, TA, f->k);
+    gather(f, MXF_B, f->tb, wa, io, TB, f->n);
+    unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc), db = p2n_mx_bits(f->td);
+    for (unsigned l = 0; l < 32; l++) {
+        if (!io[l]) continue;
+        uint32_t *c = io[l] + wa + wb, *d = c + wc;
+        for (unsigned s = 0; s < per; s++) {
+            unsigned r, col;
+            p2n_mx_elem(f, MXF_C, f->td, l, s, &r, &col);
+            raw_put(d, s, db, compute(f, TA, TB, r, col, raw_get(c, s, cb)));
+        }
+    }
+}
+
+/* movmatrix.m8n8.trans.b16: lane l's half h is element (l/4, 2(l%4)+h) of the transpose, the source's element
+ * (2(l%4)+h, l/4), held by lane 4(2(l%4)+h) + (l/4)/2, half (l/4)%2 */
+static void movmatrix(uint32_t *io[32]) {
+    uint32_t src[32];
+    for (unsigned l = 0; l < 32; l++) src[l] = io[l] ? io[l][0] : 0;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!io[l]) continue;
+        uint32_t v = 0;
+        for (unsigned h = 0; h < 2; h++) {
+            unsigned sr = 2 * (l & 3) + h, sc = l >> 2;
+            v |= ((src[4 * sr + sc / 2] >> (16 * (sc & 1))) & 0xffffu) << (16 * h);
+        }
+        io[l][1] = v;
+    }
+}
+
+bool p2n_mma_compute(uint32_t op, uint32_t *io[32]) {
+    p2n_mx f = p2n_mx_decode(op);
+    if (f.kind == P2N_MX_MOVMATRIX) movmatrix(io);
+    else if (f.kind == P2N_MX_MMA) mma(&f, io);
+    else return false;
+    return true;
+}
+
+/* wmma.load / wmma.store of one lane: element (r, c) at bit r*ld*tb + c*eb (row major) or c*ld*tb + r*eb,
+ * with eb the bits of a fragment element and tb those of a matrix element (they differ for b1 only) */
+bool p2n_mma_lane(uint32_t op, uint32_t *io, uint32_t lane) {
+    p2n_mx f = p2n_mx_decode(op);
+    if (f.kind != P2N_MX_FRAG_LOAD && f.kind != P2N_MX_FRAG_STORE) return false;
+    uint64_t a;
+    memcpy(&a, io, 8);
+    uint8_t *base = (uint8_t *)(uintptr_t)a;
+    uint64_t ld = io[2];
+    unsigned eb = p2n_mx_bits(f.ta), tb = f.ta == MXE_B1 ? 1 : eb, per = p2n_mx_per_lane(&f, f.frag, f.ta);
+    uint32_t *w = io + 3;
+    bool load = f.kind == P2N_MX_FRAG_LOAD;
+    if (load)
+        for (unsigned i = 0; i < p2n_mx_words(&f, f.frag, f.ta); i++) w[i] = 0;
+    for (unsigned s = 0; s < per; s++) {
+        unsigned r, c;
+        p2n_mx_elem(&f, f.frag, f.ta, lane, s, &r, &c);
+        uint64_t bit = f.col ? (uint64_t)c * ld * tb + (uint64_t)r * eb : (uint64_t)r * ld * tb + (uint64_t)c * eb;
+        uint8_t *p = base + bit / 8;
+        if (eb == 4) {
+            unsigned sh = bit % 8;
+            if (load) raw_put(w, s, 4, (*p >> sh) & 0xfu);
+            else *p = (uint8_t)((*p & ~(0xfu << sh)) | (raw_get(w, s, 4) << sh));
+        } else if (load) {
+            uint64_t v = 0;
+            memcpy(&v, p, eb / 8);
+            raw_put(w, s, eb, v);
+        } else {
+            uint64_t v = raw_get(w, s, eb);
+            memcpy(p, &v, eb / 8);
+        }
+    }
+    return true;
+}

@@ -1,0 +1,133 @@
+/* mx_forms.h — the generic warp-matrix forms shared by the compiler (targets/llvm/emit_mma.c recognises them,
+ * emit_lanes_mma.c lowers them on lane primitives) and the CPU runtime (cpu_mma.c): the encoding of a form in
+ * the 32-bit warp_matrix op word and the fragment layouts, written once here so both sides agree bit for bit.
+ *
+ * mma.sync fragments follow the PTX ISA ("Matrix fragments for mma.mMnNkK"): lane l = 4g + t (groupID g,
+ * threadID_in_group t); a fragment is a run of registers of 32 bits (64 for f64), element e of register j.
+ *   A (M x K), P = elements per register: row = g + 8 (j & 1) (M = 16) or g (M = 8),
+ *              col = t P + e + 4 P (j >> 1) (M = 16) or t P + e (M = 8)
+ *   B (K x 8): row = t P + e + 4 P j, col = g
+ *   C, D (M x 8), element i counted over the registers: row = g + 8 (i >> 1), col = 2 t + (i & 1)
+ * .b1 is handled as 32-bit words of 32 consecutive k (the popc sums do not care about the order inside a word),
+ * so K counts words (K/32) and P = 1.
+ * wmma fragments are opaque in PTX; ours: element q of the row-major R x C matrix is in lane q / (R C / 32),
+ * slot q % (R C / 32). f16 A/B fragments are 8 registers whatever the shape (PTX fixes the count), the slots
+ * past R C / 32 are zero. */
+#ifndef P2N_MX_FORMS_H
+#define P2N_MX_FORMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "host_abi.h"
+
+/* element types */
+enum { MXE_F16, MXE_BF16, MXE_TF32, MXE_F32, MXE_F64, MXE_S8, MXE_U8, MXE_S4, MXE_U4, MXE_B1, MXE_S32,
+       MXE_E4M3, MXE_E5M2 };
+/* combining operation (the b1 forms) */
+enum { MXO_MAD = 0, MXO_XOR_POPC = 1, MXO_AND_POPC = 2 };
+/* fragment of a load/store */
+enum { MXF_A = 0, MXF_B = 1, MXF_C = 2 };
+
+/* shapes, by index (bits 8..11 of op) */
+static const uint16_t p2n_mx_shapes[][3] = {
+    {8, 8, 4},    {8, 8, 16},   {8, 8, 32},   {8, 8, 128},  {16, 8, 4},   {16, 8, 8},
+    {16, 8, 16},  {16, 8, 32},  {16, 8, 64},  {16, 8, 128}, {16, 8, 256}, {16, 16, 16},
+    {32, 8, 16},  {8, 32, 16},  {16, 16, 8},
+};
+#define P2N_MX_NSHAPES (sizeof p2n_mx_shapes / sizeof p2n_mx_shapes[0])
+
+/* MMA: kind | shape << 8 | ta << 12 | tb << 16 | tc << 20 | td << 24 | op << 28 | satfinite << 30 | wmma << 31
+ * io: A words, B words, C words, D words (results) in that order */
+/* FRAG_LOAD / FRAG_STORE (wmma only): kind | shape << 8 | type << 12 | frag << 16 | col << 18
+ * io: [0..1] address, [2] stride (elements), fragment words from [3] */
+/* MOVMATRIX (m8n8 .trans .b16): io [0] source, [1] result */
+typedef struct p2n_mx {
+    unsigned kind, m, n, k, ta, tb, tc, td, op, frag;
+    bool satf, wmma, col;
+} p2n_mx;
+
+static inline p2n_mx p2n_mx_decode(uint32_t op) {
+    p2n_mx f = {0};
+    f.kind = op & 0xffu;
+    unsigned s = (op >> 8) & 0xfu;
+    if (s >= P2N_MX_NSHAPES) s = 0;
+    f.m = p2n_mx_shapes[s][0];
+    f.n = p2n_mx_shapes[s][1];
+    f.k = p2n_mx_shapes[s][2];
+    f.ta = (op >> 12) & 0xfu;
+    if (f.kind == P2N_MX_MMA) {
+        f.tb = (op >> 16) & 0xfu;
+        f.tc = (op >> 20) & 0xfu;
+        f.td = (op >> 24) & 0xfu;
+        f.op = (op >> 28) & 3u;
+        f.satf = (op >> 30) & 1u;
+        f.wmma = op >> 31;
+    } else {
+        f.frag = (op >> 16) & 3u;
+        f.col = (op >> 18) & 1u;
+        f.wmma = true;
+    }
+    if (f.ta == MXE_B1) f.k /= 32; /* K counts 32-bit words of b1 */
+    return f;
+}
+
+/* bits of an element as stored in a fragment (b1: a word of 32) */
+static inline unsigned p2n_mx_bits(unsigned t) {
+    switch (t) {
+    case MXE_F64: return 64;
+    case MXE_F16: case MXE_BF16: return 16;
+    case MXE_S8: case MXE_U8: case MXE_E4M3: case MXE_E5M2: return 8;
+    case MXE_S4: case MXE_U4: return 4;
+    default: return 32;
+    }
+}
+
+/* fragment x (MXF_A, MXF_B, or MXF_C for C and D) of form f: rows, columns, element type */
+static inline void p2n_mx_dims(const p2n_mx *f, unsigned x, unsigned t, unsigned *rows, unsigned *cols) {
+    *rows = x == MXF_B ? f->k : f->m;
+    *cols = x == MXF_A ? f->k : f->n;
+    (void)t;
+}
+
+/* 32-bit words of a fragment */
+static inline unsigned p2n_mx_words(const p2n_mx *f, unsigned x, unsigned t) {
+    unsigned r, c;
+    p2n_mx_dims(f, x, t, &r, &c);
+    if (f->wmma && x != MXF_C && t == MXE_F16) return 8;
+    return r * c * p2n_mx_bits(t) / 1024;
+}
+
+/* elements of a fragment one lane holds */
+static inline unsigned p2n_mx_per_lane(const p2n_mx *f, unsigned x, unsigned t) {
+    unsigned r, c;
+    p2n_mx_dims(f, x, t, &r, &c);
+    return r * c / 32;
+}
+
+/* (row, col) of element `slot` (counted over the fragment's registers) of `lane` */
+static inline void p2n_mx_elem(const p2n_mx *f, unsigned x, unsigned t, unsigned lane, unsigned slot, unsigned *row,
+                               unsigned *col) {
+    unsigned r, c;
+    p2n_mx_dims(f, x, t, &r, &c);
+    if (f->wmma) {
+        unsigned q = lane * (r * c / 32) + slot;
+        *row = q / c;
+        *col = q % c;
+        return;
+    }
+    unsigned bits = p2n_mx_bits(t), P = bits >= 32 ? 1 : 32 / bits, j = slot / P, e = slot % P;
+    unsigned g = lane >> 2, tg = lane & 3;
+    if (x == MXF_A) {
+        *row = f->m == 16 ? g + 8 * (j & 1) : g;
+        *col = tg * P + e + (f->m == 16 ? 4 * P * (j >> 1) : 0);
+    } else if (x == MXF_B) {
+        *row = tg * P + e + 4 * P * j;
+        *col = g;
+    } else {
+        *row = g + 8 * (slot >> 1);
+        *col = 2 * tg + (slot & 1);
+    }
+}
+
+#endif

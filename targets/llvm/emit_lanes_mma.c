@@ -1,0 +1,359 @@
+/* emit_lanes_mma.c — the generic warp-matrix forms (driver-stub/cpu/mx_forms.h) on the lane primitives of
+ * emit_lanes.h, bit-exact with the CPU runtime (driver-stub/cpu/cpu_mma.c, whose header states the arithmetic):
+ *   mma:  every lane gathers the whole A and B of the warp into private arrays (a loop over the 32 source lanes,
+ *         one lane read per fragment word, the element positions from the fragment layout of that lane), then
+ *         computes its own D elements from the rows and columns it needs;
+ *   wmma fragment load/store: lane-local (our fragment layout), element by element;
+ *   movmatrix: two lane reads per lane.
+ * The layouts are the formulas of mx_forms.h, built here in IR for a lane number known at run time. */
+#include "../../driver-stub/cpu/mx_forms.h"
+#include "emit_lanes.h"
+
+#define BLD E->B
+
+static LLVMValueRef io_at(emit_ctx *E, LLVMValueRef io, unsigned k) { return gep8(E, io, c64(E, 4ull * k)); }
+static LLVMValueRef word(emit_ctx *E, LLVMValueRef io, unsigned k) {
+    return LLVMBuildLoad2(BLD, E->i32, io_at(E, io, k), "");
+}
+static LLVMValueRef add(emit_ctx *E, LLVMValueRef a, unsigned k) { return LLVMBuildAdd(BLD, a, c32(E, k), ""); }
+static LLVMValueRef mul(emit_ctx *E, LLVMValueRef a, unsigned k) { return LLVMBuildMul(BLD, a, c32(E, k), ""); }
+
+/* mx_forms.h p2n_mx_elem for a run-time lane */
+static void elem_ir(emit_ctx *E, const p2n_mx *f, unsigned x, unsigned t, LLVMValueRef lane, unsigned slot,
+                    LLVMValueRef *row, LLVMValueRef *col) {
+    unsigned r, c;
+    p2n_mx_dims(f, x, t, &r, &c);
+    if (f->wmma) {
+        LLVMValueRef q = add(E, mul(E, lane, r * c / 32), slot);
+        *row = LLVMBuildUDiv(BLD, q, c32(E, c), "");
+        *col = LLVMBuildURem(BLD, q, c32(E, c), "");
+        return;
+    }
+    unsigned bits = p2n_mx_bits(t), P = bits >= 32 ? 1 : 32 / bits, j = slot / P, e = slot % P;
+    LLVMValueRef g = LLVMBuildLShr(BLD, lane, c32(E, 2), ""), tg = LLVMBuildAnd(BLD, lane, c32(E, 3), "");
+    if (x == MXF_A) {
+        *row = f->m == 16 ? add(E, g, 8 * (j & 1)) : g;
+        *col = add(E, mul(E, tg, P), e + (f->m == 16 ? 4 * P * (j >> 1) : 0));
+    } else if (x == MXF_B) {
+        *row = add(E, mul(E, tg, P), e + 4 * P * j);
+        *col = g;
+    } else {
+        *row = add(E, g, 8 * (slot >> 1));
+        *col = add(E, mul(E, tg, 2), slot & 1);
+    }
+}
+
+/* element `slot` (bits wide) of the fragment words w[]: i32, or i64 for 64-bit elements */
+static LLVMValueRef raw_get(emit_ctx *E, LLVMValueRef *w, unsigned slot, unsigned bits) {
+    if (bits == 64) {
+        LLVMValueRef lo = LLVMBuildZExt(BLD, w[2 * slot], E->i64, ""), hi = LLVMBuildZExt(BLD, w[2 * slot + 1], E->i64, "");
+        return LLVMBuildOr(BLD, lo, LLVMBuildShl(BLD, hi, c64(E, 32), ""), "");
+    }
+    if (bits == 32) return w[slot];
+    unsigned b = slot * bits;
+    return LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, w[b / 32], c32(E, b % 32), ""), c32(E, (1u << bits) - 1), "");
+}
+
+/* OR element `slot` into the words w[] (zero-initialised by the caller) */
+static void raw_put(emit_ctx *E, LLVMValueRef *w, unsigned slot, unsigned bits, LLVMValueRef v) {
+    if (bits == 64) {
+        w[2 * slot] = LLVMBuildTrunc(BLD, v, E->i32, "");
+        w[2 * slot + 1] = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v, c64(E, 32), ""), E->i32, "");
+        return;
+    }
+    unsigned b = slot * bits;
+    if (bits < 32) v = LLVMBuildAnd(BLD, v, c32(E, (1u << bits) - 1), "");
+    w[b / 32] = LLVMBuildOr(BLD, w[b / 32], LLVMBuildShl(BLD, v, c32(E, b % 32), ""), "");
+}
+
+static bool is_float(unsigned t) {
+    return t != MXE_S8 && t != MXE_U8 && t != MXE_S4 && t != MXE_U4 && t != MXE_B1 && t != MXE_S32;
+}
+
+/* e4m3 (bias 7, no infinities, S.1111.111 NaN) -> f32, exact */
+static LLVMValueRef e4m3_to_f32(emit_ctx *E, LLVMValueRef v) {
+    LLVMValueRef sign = LLVMBuildShl(BLD, LLVMBuildAnd(BLD, v, c32(E, 0x80), ""), c32(E, 24), "");
+    LLVMValueRef ex = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, v, c32(E, 3), ""), c32(E, 15), "");
+    LLVMValueRef man = LLVMBuildAnd(BLD, v, c32(E, 7), "");
+    LLVMValueRef norm = LLVMBuildOr(BLD, LLVMBuildShl(BLD, add(E, ex, 120), c32(E, 23), ""),
+                                    LLVMBuildShl(BLD, man, c32(E, 20), ""), "");
+    LLVMValueRef sub = LLVMBuildFMul(BLD, LLVMBuildUIToFP(BLD, man, E->f32, ""), LLVMConstReal(E->f32, 0x1p-9), "");
+    LLVMValueRef mag = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, ex, c32(E, 0), ""), LLVMBuildBitCast(BLD, sub, E->i32, ""), norm);
+    LLVMValueRef nan = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, v, c32(E, 0x7f), ""), c32(E, 0x7f), "");
+    mag = sel(E, nan, c32(E, 0x7fc00000u), mag);
+    return LLVMBuildBitCast(BLD, LLVMBuildOr(BLD, mag, sign, ""), E->f32, "");
+}
+
+/* a raw element -> its value: f32 for the small floating types, f64, or i32 (integers, b1 words) */
+static LLVMValueRef value_of(emit_ctx *E, unsigned t, LLVMValueRef raw) {
+    switch (t) {
+    case MXE_F16: return half_to_float(E, LLVMBuildTrunc(BLD, raw, E->i16, ""), false);
+    case MXE_BF16: return half_to_float(E, LLVMBuildTrunc(BLD, raw, E->i16, ""), true);
+    case MXE_TF32: return LLVMBuildBitCast(BLD, LLVMBuildAnd(BLD, raw, c32(E, ~0x1fffu), ""), E->f32, "");
+    case MXE_F32: return LLVMBuildBitCast(BLD, raw, E->f32, "");
+    case MXE_F64: return LLVMBuildBitCast(BLD, raw, E->f64, "");
+    case MXE_E5M2: /* the high byte of an f16 */
+        return half_to_float(E, LLVMBuildTrunc(BLD, LLVMBuildShl(BLD, raw, c32(E, 8), ""), E->i16, ""), false);
+    case MXE_E4M3: return e4m3_to_f32(E, raw);
+    case MXE_S8: return LLVMBuildSExt(BLD, LLVMBuildTrunc(BLD, raw, E->i8, ""), E->i32, "");
+    case MXE_S4: return LLVMBuildSub(BLD, LLVMBuildXor(BLD, raw, c32(E, 8), ""), c32(E, 8), "");
+    default: return raw; /* u8, u4 (masked by raw_get), s32, b1 words */
+    }
+}
+
+static LLVMTypeRef value_type(emit_ctx *E, unsigned t) {
+    return t == MXE_F64 ? E->f64 : is_float(t) ? E->f32 : E->i32;
+}
+
+/* gather fragment x of all 32 lanes (words at `base` of each io block) into arr[row * cols + col] */
+static void gather(emit_ctx *E, const lane_ops *L, const p2n_mx *f, unsigned x, unsigned t, LLVMValueRef io,
+                   unsigned base, LLVMValueRef arr) {
+    unsigned per = p2n_mx_per_lane(f, x, t), bits = p2n_mx_bits(t), rows, cols;
+    unsigned nw = (per * bits + 31) / 32;
+    p2n_mx_dims(f, x, t, &rows, &cols);
+    LLVMTypeRef vt = value_type(E, t);
+    LLVMValueRef mine[64];
+    for (unsigned w = 0; w < nw; w++) mine[w] = word(E, io, base + w);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "mx.gather"), done = new_bb(E, "mx.gathered");
+    LLVMBuildBr(BLD, loop);
+    LLVMPositionBuilderAtEnd(BLD, loop);
+    LLVMValueRef s = LLVMBuildPhi(BLD, E->i32, "");
+    LLVMValueRef w[64];
+    for (unsigned i = 0; i < nw; i++) w[i] = L->read_lane(E, mine[i], s);
+    for (unsigned slot = 0; slot < per; slot++) {
+        LLVMValueRef r, c;
+        elem_ir(E, f, x, t, s, slot, &r, &c);
+        LLVMValueRef idx = LLVMBuildAdd(BLD, mul(E, r, cols), c, "");
+        LLVMValueRef p = LLVMBuildGEP2(BLD, vt, arr, &idx, 1, "");
+        LLVMBuildStore(BLD, value_of(E, t, raw_get(E, w, slot, bits)), p);
+    }
+    LLVMValueRef s2 = add(E, s, 1);
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(BLD);
+    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntULT, s2, c32(E, 32), ""), loop, done);
+    LLVMAddIncoming(s, (LLVMValueRef[]){c32(E, 0), s2}, (LLVMBasicBlockRef[]){pre, end}, 2);
+    LLVMPositionBuilderAtEnd(BLD, done);
+}
+
+static LLVMValueRef is_nonfinite(emit_ctx *E, LLVMValueRef x) {
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef ax = intrin(E, "llvm.fabs", &t, 1, &x, 1);
+    return LLVMBuildFCmp(BLD, LLVMRealUGE, ax, LLVMConstReal(t, __builtin_inf()), "");
+}
+
+/* f64 -> f16 bits (i32), rounded once to nearest even, in integer arithmetic (no half type: SPIR-V 1.2 has no
+ * Float16). NaN is the caller's business. sig 2^(e-52) with d = 42 + max(0, -14 - e) bits dropped gives the
+ * f16 significand q; the bits are (max(e, -14) + 14) << 10 + q (q's carry into the exponent included), at most
+ * 0x7c00 (overflow to infinity). */
+static LLVMValueRef d_to_half(emit_ctx *E, LLVMValueRef d) {
+    LLVMValueRef u = LLVMBuildBitCast(BLD, d, E->i64, "");
+    LLVMValueRef sign = LLVMBuildTrunc(BLD, LLVMBuildShl(BLD, LLVMBuildLShr(BLD, u, c64(E, 63), ""), c64(E, 15), ""), E->i32, "");
+    LLVMValueRef ex = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, u, c64(E, 52), ""), c64(E, 0x7ff), "");
+    LLVMValueRef sig = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, u, c64(E, (1ull << 52) - 1), ""), c64(E, 1ull << 52), "");
+    LLVMValueRef e = LLVMBuildSub(BLD, ex, c64(E, 1023), "");
+    LLVMValueRef lo = c64(E, (uint64_t)-14), emax = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, e, lo, ""), lo, e);
+    LLVMValueRef dr = LLVMBuildAdd(BLD, c64(E, 42), LLVMBuildSub(BLD, emax, e, ""), "");
+    dr = sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, dr, c64(E, 63), ""), c64(E, 63), dr);
+    LLVMValueRef q = LLVMBuildLShr(BLD, sig, dr, "");
+    LLVMValueRef rem = LLVMBuildAnd(BLD, sig, LLVMBuildSub(BLD, LLVMBuildShl(BLD, c64(E, 1), dr, ""), c64(E, 1), ""), "");
+    LLVMValueRef half = LLVMBuildShl(BLD, c64(E, 1), LLVMBuildSub(BLD, dr, c64(E, 1), ""), "");
+    LLVMValueRef up = LLVMBuildOr(BLD, LLVMBuildICmp(BLD, LLVMIntUGT, rem, half, ""),
+                                  LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, rem, half, ""),
+                                               LLVMBuildTrunc(BLD, q, E->i1, ""), ""), "");
+    q = LLVMBuildAdd(BLD, q, LLVMBuildZExt(BLD, up, E->i64, ""), "");
+    LLVMValueRef bits = LLVMBuildAdd(BLD, LLVMBuildShl(BLD, LLVMBuildAdd(BLD, emax, c64(E, 14), ""), c64(E, 10), ""), q, "");
+    bits = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, bits, c64(E, 0x7c00), ""), c64(E, 0x7c00), bits);
+    bits = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, ex, c64(E, 0), ""), c64(E, 0), bits);
+    return LLVMBuildOr(BLD, LLVMBuildTrunc(BLD, bits, E->i32, ""), sign, "");
+}
+
+/* cpu_mma.c tc_sum_f32: terms[0] = c and the exact products (f64), `exact` their f64 sum -> f32 bits (i32).
+ * emax from the exponent fields (zero terms skipped; none left: the exact sum), each term scaled by
+ * 2^(26-emax) and truncated to i64, the i64 sum rounded toward zero to f32 and scaled back; a zero sum +0. */
+LLVMValueRef lanes_tc_sum_f32(emit_ctx *E, LLVMValueRef *terms, unsigned n, LLVMValueRef exact) {
+    LLVMValueRef emax = c64(E, 0), any = ci(E->i1, 0);
+    for (unsigned i = 0; i < n; i++) {
+        LLVMValueRef ex = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, LLVMBuildBitCast(BLD, terms[i], E->i64, ""), c64(E, 52), ""),
+                                       c64(E, 0x7ff), "");
+        LLVMValueRef nz = LLVMBuildICmp(BLD, LLVMIntNE, ex, c64(E, 0), "");
+        emax = sel(E, LLVMBuildAnd(BLD, nz, LLVMBuildICmp(BLD, LLVMIntUGT, ex, emax, ""), ""), ex, emax);
+        any = LLVMBuildOr(BLD, any, nz, "");
+    }
+    /* emax is the biased exponent field: frexp's exponent is emax - 1022 */
+    LLVMValueRef sbits = LLVMBuildShl(BLD, LLVMBuildSub(BLD, c64(E, 26 + 1022 + 1023), emax, ""), c64(E, 52), "");
+    LLVMValueRef ubits = LLVMBuildShl(BLD, LLVMBuildAdd(BLD, emax, c64(E, 1023 - 1022 - 26), ""), c64(E, 52), "");
+    LLVMValueRef scale = LLVMBuildBitCast(BLD, sbits, E->f64, ""), unscale = LLVMBuildBitCast(BLD, ubits, E->f64, "");
+    LLVMValueRef S = c64(E, 0);
+    for (unsigned i = 0; i < n; i++)
+        S = LLVMBuildAdd(BLD, S, LLVMBuildFPToSI(BLD, LLVMBuildFMul(BLD, terms[i], scale, ""), E->i64, ""), "");
+    LLVMValueRef x = LLVMBuildSIToFP(BLD, S, E->f64, ""), y = LLVMBuildFPTrunc(BLD, x, E->f32, "");
+    LLVMTypeRef f64 = E->f64;
+    LLVMValueRef ay = LLVMBuildFPExt(BLD, y, E->f64, ""), ax = intrin(E, "llvm.fabs", &f64, 1, &x, 1);
+    ay = intrin(E, "llvm.fabs", &f64, 1, &ay, 1);
+    LLVMValueRef yb = LLVMBuildBitCast(BLD, y, E->i32, "");
+    yb = sel(E, LLVMBuildFCmp(BLD, LLVMRealOGT, ay, ax, ""), LLVMBuildSub(BLD, yb, c32(E, 1), ""), yb);
+    LLVMValueRef r = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, LLVMBuildBitCast(BLD, yb, E->f32, ""), E->f64, ""), unscale, "");
+    LLVMValueRef rb = LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, r, E->f32, ""), E->i32, "");
+    rb = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, S, c64(E, 0), ""), c32(E, 0), rb);
+    return sel(E, any, rb, LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, exact, E->f32, ""), E->i32, ""));
+}
+
+/* one D element (raw bits, i32 or i64) from row r of A, column c of B and the raw C element */
+static LLVMValueRef dot(emit_ctx *E, const p2n_mx *f, LLVMValueRef A, LLVMValueRef B, LLVMValueRef r, LLVMValueRef c,
+                        LLVMValueRef craw) {
+    unsigned K = f->k, N = f->n;
+    LLVMTypeRef at = value_type(E, f->ta), bt = value_type(E, f->tb);
+    LLVMValueRef a0 = mul(E, r, K);
+    LLVMValueRef av[64], bv[64];
+    for (unsigned k = 0; k < K; k++) {
+        LLVMValueRef ia = add(E, a0, k), ib = LLVMBuildAdd(BLD, c32(E, k * N), c, "");
+        av[k] = LLVMBuildLoad2(BLD, at, LLVMBuildGEP2(BLD, at, A, &ia, 1, ""), "");
+        bv[k] = LLVMBuildLoad2(BLD, bt, LLVMBuildGEP2(BLD, bt, B, &ib, 1, ""), "");
+    }
+    if (f->ta == MXE_F64) {
+        LLVMValueRef d = LLVMBuildBitCast(BLD, craw, E->f64, "");
+        for (unsigned k = 0; k < K; k++) {
+            LLVMValueRef args[3] = {av[k], bv[k], d};
+            d = intrin(E, "llvm.fma", &E->f64, 1, args, 3);
+        }
+        return LLVMBuildBitCast(BLD, d, E->i64, "");
+    }
+    if (is_float(f->ta)) {
+        LLVMValueRef cf = value_of(E, f->tc, craw);
+        LLVMValueRef special = is_nonfinite(E, cf), s = LLVMBuildFPExt(BLD, cf, E->f64, ""), x = cf, terms[65];
+        terms[0] = s;
+        for (unsigned k = 0; k < K; k++) {
+            LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, av[k], E->f64, ""), LLVMBuildFPExt(BLD, bv[k], E->f64, ""), "");
+            special = LLVMBuildOr(BLD, special, is_nonfinite(E, p), "");
+            s = LLVMBuildFAdd(BLD, s, p, "");
+            terms[1 + k] = p;
+            x = LLVMBuildFAdd(BLD, x, LLVMBuildFMul(BLD, av[k], bv[k], ""), "");
+        }
+        bool h = f->td == MXE_F16;
+        LLVMValueRef xr = h ? d_to_half(E, LLVMBuildFPExt(BLD, x, E->f64, "")) : LLVMBuildBitCast(BLD, x, E->i32, "");
+        xr = sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, x, x, ""), c32(E, h ? 0x7fffu : 0x7fffffffu), xr);
+        LLVMValueRef sr;
+        if (h) {
+            sr = d_to_half(E, s);
+        } else { /* cpu_mma.c compute: wmma .tf32 in steps of k = 4 */
+            unsigned blk = f->wmma && f->ta == MXE_TF32 ? 4 : K;
+            LLVMValueRef acc = cf;
+            for (unsigned k0 = 0; k0 < K; k0 += blk) {
+                LLVMValueRef t[65], ex = LLVMBuildFPExt(BLD, acc, E->f64, "");
+                t[0] = ex;
+                for (unsigned k = 0; k < blk; k++) ex = LLVMBuildFAdd(BLD, ex, t[1 + k] = terms[1 + k0 + k], "");
+                acc = LLVMBuildBitCast(BLD, lanes_tc_sum_f32(E, t, blk + 1, ex), E->f32, "");
+            }
+            sr = LLVMBuildBitCast(BLD, acc, E->i32, "");
+        }
+        return sel(E, special, xr, sr);
+    }
+    LLVMValueRef s = LLVMBuildSExt(BLD, craw, E->i64, "");
+    for (unsigned k = 0; k < K; k++) {
+        LLVMValueRef p;
+        if (f->ta == MXE_B1) {
+            LLVMValueRef v = f->op == MXO_AND_POPC ? LLVMBuildAnd(BLD, av[k], bv[k], "") : LLVMBuildXor(BLD, av[k], bv[k], "");
+            p = intrin(E, "llvm.ctpop", &E->i32, 1, &v, 1);
+        } else {
+            p = LLVMBuildMul(BLD, av[k], bv[k], "");
+        }
+        /* |a b| <= 255 * 255 and popc <= 32: every product fits i32, the sum i64 */
+        s = LLVMBuildAdd(BLD, s, LLVMBuildSExt(BLD, p, E->i64, ""), "");
+    }
+    if (f->satf) {
+        LLVMValueRef hi = c64(E, (uint64_t)INT32_MAX), lo = c64(E, (uint64_t)(int64_t)INT32_MIN);
+        s = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, s, hi, ""), hi, s);
+        s = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, s, lo, ""), lo, s);
+    }
+    return LLVMBuildTrunc(BLD, s, E->i32, "");
+}
+
+static void mma(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMValueRef io) {
+    unsigned wa = p2n_mx_words(f, MXF_A, f->ta), wb = p2n_mx_words(f, MXF_B, f->tb), wc = p2n_mx_words(f, MXF_C, f->tc);
+    LLVMValueRef A = LLVMBuildAlloca(E->AB, LLVMArrayType(value_type(E, f->ta), f->m * f->k), "mx.a");
+    LLVMValueRef B = LLVMBuildAlloca(E->AB, LLVMArrayType(value_type(E, f->tb), f->k * f->n), "mx.b");
+    gather(E, L, f, MXF_A, f->ta, io, 0, A);
+    gather(E, L, f, MXF_B, f->tb, io, wa, B);
+    unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc), db = p2n_mx_bits(f->td);
+    unsigned wd = p2n_mx_words(f, MXF_C, f->td);
+    LLVMValueRef cw[16], dw[16], l = L->laneid(E);
+    for (unsigned i = 0; i < wc; i++) cw[i] = word(E, io, wa + wb + i);
+    for (unsigned i = 0; i < wd; i++) dw[i] = c32(E, 0);
+    for (unsigned s = 0; s < per; s++) {
+        LLVMValueRef r, c;
+        elem_ir(E, f, MXF_C, f->td, l, s, &r, &c);
+        raw_put(E, dw, s, db, dot(E, f, A, B, r, c, raw_get(E, cw, s, cb)));
+    }
+    for (unsigned i = 0; i < wd; i++) LLVMBuildStore(BLD, dw[i], io_at(E, io, wa + wb + wc + i));
+}
+
+/* cpu_mma.c p2n_mma_lane: element (r, c) at bit r*ld*tb + c*eb (row major) or c*ld*tb + r*eb */
+static void frag_ldst(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMValueRef io) {
+    bool load = f->kind == P2N_MX_FRAG_LOAD;
+    unsigned t = f->ta, eb = p2n_mx_bits(t), tb = t == MXE_B1 ? 1 : eb, per = p2n_mx_per_lane(f, f->frag, t);
+    unsigned nw = p2n_mx_words(f, f->frag, t);
+    LLVMValueRef base = LLVMBuildLoad2(BLD, E->i64, io, "");
+    LLVMSetAlignment(base, 8);
+    LLVMValueRef ld = LLVMBuildZExt(BLD, word(E, io, 2), E->i64, ""), l = L->laneid(E);
+    LLVMValueRef w[16];
+    for (unsigned i = 0; i < nw; i++) w[i] = load ? c32(E, 0) : word(E, io, 3 + i);
+    LLVMTypeRef it = LLVMIntTypeInContext(E->C, eb < 8 ? 8 : eb);
+    for (unsigned s = 0; s < per; s++) {
+        LLVMValueRef r, c;
+        elem_ir(E, f, f->frag, t, l, s, &r, &c);
+        r = LLVMBuildZExt(BLD, r, E->i64, "");
+        c = LLVMBuildZExt(BLD, c, E->i64, "");
+        LLVMValueRef strided = f->col ? c : r, contig = f->col ? r : c;
+        LLVMValueRef bit = LLVMBuildAdd(BLD, LLVMBuildMul(BLD, LLVMBuildMul(BLD, strided, ld, ""), c64(E, tb), ""),
+                                        LLVMBuildMul(BLD, contig, c64(E, eb), ""), "");
+        LLVMValueRef p = LLVMBuildIntToPtr(BLD, LLVMBuildAdd(BLD, base, LLVMBuildLShr(BLD, bit, c64(E, 3), ""), ""), E->ptr, "");
+        unsigned align = t == MXE_B1 ? 1 : eb < 8 ? 1 : eb / 8;
+        if (eb == 4) {
+            LLVMValueRef sh = LLVMBuildTrunc(BLD, LLVMBuildAnd(BLD, bit, c64(E, 7), ""), E->i32, "");
+            LLVMValueRef byte = LLVMBuildZExt(BLD, LLVMBuildLoad2(BLD, E->i8, p, ""), E->i32, "");
+            if (load) {
+                raw_put(E, w, s, 4, LLVMBuildLShr(BLD, byte, sh, ""));
+            } else {
+                LLVMValueRef m = LLVMBuildShl(BLD, c32(E, 0xf), sh, "");
+                LLVMValueRef nb = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, byte, LLVMBuildNot(BLD, m, ""), ""),
+                                              LLVMBuildShl(BLD, raw_get(E, w, s, 4), sh, ""), "");
+                LLVMBuildStore(BLD, LLVMBuildTrunc(BLD, nb, E->i8, ""), p);
+            }
+            continue;
+        }
+        if (load) {
+            LLVMValueRef v = LLVMBuildLoad2(BLD, it, p, "");
+            LLVMSetAlignment(v, align);
+            raw_put(E, w, s, eb, eb == 64 ? v : LLVMBuildZExt(BLD, v, E->i32, ""));
+        } else {
+            LLVMValueRef v = raw_get(E, w, s, eb);
+            LLVMSetAlignment(LLVMBuildStore(BLD, eb == 64 ? v : LLVMBuildTrunc(BLD, v, it, ""), p), align);
+        }
+    }
+    if (load)
+        for (unsigned i = 0; i < nw; i++) LLVMBuildStore(BLD, w[i], io_at(E, io, 3 + i));
+}
+
+/* movmatrix.m8n8.trans.b16 (cpu_mma.c movmatrix) */
+static void movmatrix(emit_ctx *E, const lane_ops *L, LLVMValueRef io) {
+    LLVMValueRef l = L->laneid(E), v = word(E, io, 0), res = c32(E, 0);
+    LLVMValueRef sc = LLVMBuildLShr(BLD, l, c32(E, 2), "");
+    LLVMValueRef hsh = LLVMBuildShl(BLD, LLVMBuildAnd(BLD, sc, c32(E, 1), ""), c32(E, 4), "");
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef sr = add(E, mul(E, LLVMBuildAnd(BLD, l, c32(E, 3), ""), 2), h);
+        LLVMValueRef src = LLVMBuildAdd(BLD, mul(E, sr, 4), LLVMBuildLShr(BLD, sc, c32(E, 1), ""), "");
+        LLVMValueRef x = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, L->read_lane(E, v, src), hsh, ""), c32(E, 0xffff), "");
+        res = LLVMBuildOr(BLD, res, LLVMBuildShl(BLD, x, c32(E, 16 * h), ""), "");
+    }
+    LLVMBuildStore(BLD, res, io_at(E, io, 1));
+}
+
+bool lanes_mma_generic(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io) {
+    p2n_mx f = p2n_mx_decode(op);
+    switch (f.kind) {
+    case P2N_MX_MMA: mma(E, L, &f, io); return true;
+    case P2N_MX_FRAG_LOAD:
+    case P2N_MX_FRAG_STORE: frag_ldst(E, L, &f, io); return true;
+    case P2N_MX_MOVMATRIX: movmatrix(E, L, io); return true;
+    default: return false;
+    }
+}
