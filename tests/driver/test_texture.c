@@ -258,7 +258,7 @@ static void anchors_queries(void) {
     d.filter = 1;
     d.address[0] = 0, d.address[1] = 2, d.address[2] = 3;
     CUdeviceptr h = object(d, px, sizeof px, NULL);
-    uint32_t in[1][4] = {{0}}, out[4][4];
+    uint32_t in[4][4] = {{0}}, out[4][4]; /* run() reads 4 words per thread */
     OK(run("txq", h, in, 4, out));
     uint32_t *q = &out[0][0];
     TRUE(q[0] == 3 && q[1] == 2 && q[2] == 0);
