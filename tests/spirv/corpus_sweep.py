@@ -19,6 +19,8 @@ ARCHS = (('spirv64', 'spv1.4'), ('spirv64-1.2', 'opencl2.2'))
 
 # default reasons for --write (pattern on the construct key -> reason)
 REASONS = [
+    (r'^(txq|suq) of this attribute', 'only width/height/depth can be queried on texture/surface objects: NVIDIA\'s JIT '
+                                      'refuses the others as well (recorded: tex/txq_unsupported_*, suq_unsupported_*)'),
     (r'^device malloc/free', 'no device heap in the OpenCL SPIR-V environment'),
     (r'^\d+-bit integer arithmetic', 'SPIR-V has no integers wider than 64 bits (what legalisation cannot split)'),
     (r'^indirect call', 'no SPV_INTEL_function_pointers for this call shape'),
