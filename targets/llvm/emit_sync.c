@@ -134,6 +134,23 @@ static LLVMValueRef cas_loop(emit_ctx *E, LLVMValueRef p, LLVMTypeRef it, ir_typ
     return old;
 }
 
+/* the LLVM read-modify-write operation of a PTX atom/red operation (isf: float data, s: signed integer data);
+ * false for operations atomicrmw has none for (cas); which ones apply to floats the callers check */
+static bool rmw_binop(ir_mod op, bool isf, bool s, LLVMAtomicRMWBinOp *bop) {
+    switch (op) {
+    case IR_M_AND: *bop = LLVMAtomicRMWBinOpAnd; return true;
+    case IR_M_OR: *bop = LLVMAtomicRMWBinOpOr; return true;
+    case IR_M_XOR: *bop = LLVMAtomicRMWBinOpXor; return true;
+    case IR_M_EXCH: *bop = LLVMAtomicRMWBinOpXchg; return true;
+    case IR_M_ADD: *bop = isf ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; return true;
+    case IR_M_INC: *bop = LLVMAtomicRMWBinOpUIncWrap; return true;
+    case IR_M_DEC: *bop = LLVMAtomicRMWBinOpUDecWrap; return true;
+    case IR_M_MIN: *bop = isf ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; return true;
+    case IR_M_MAX: *bop = isf ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; return true;
+    default: return false;
+    }
+}
+
 static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     bool red = ins->op == IR_OP_RED;
     const ir_operand *o = ins->ops;
@@ -176,18 +193,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     }
     LLVMAtomicRMWBinOp bop;
     bool s = t_signed(t);
-    switch (op) {
-    case IR_M_AND: bop = LLVMAtomicRMWBinOpAnd; break;
-    case IR_M_OR: bop = LLVMAtomicRMWBinOpOr; break;
-    case IR_M_XOR: bop = LLVMAtomicRMWBinOpXor; break;
-    case IR_M_EXCH: bop = LLVMAtomicRMWBinOpXchg; break;
-    case IR_M_ADD: bop = isf ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
-    case IR_M_INC: bop = LLVMAtomicRMWBinOpUIncWrap; break;
-    case IR_M_DEC: bop = LLVMAtomicRMWBinOpUDecWrap; break;
-    case IR_M_MIN: bop = isf ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
-    case IR_M_MAX: bop = isf ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
-    default: return false;
-    }
+    if (!rmw_binop(op, isf, s, &bop)) return false;
     if (isf && op != IR_M_ADD && op != IR_M_EXCH && op != IR_M_MIN && op != IR_M_MAX) return false;
     if (isf && op == IR_M_EXCH) vt = tbits(t) == 32 ? IR_T_B32 : IR_T_B64;
     LLVMValueRef b = rd(E, ob, vt);
@@ -254,18 +260,7 @@ LLVMValueRef emit_atomic_rmw(emit_ctx *E, LLVMValueRef p, ir_type t, ir_mod op, 
     }
     bool isf = t_float(t), s = t_signed(t);
     LLVMAtomicRMWBinOp bop;
-    switch (op) {
-    case IR_M_AND: bop = LLVMAtomicRMWBinOpAnd; break;
-    case IR_M_OR: bop = LLVMAtomicRMWBinOpOr; break;
-    case IR_M_XOR: bop = LLVMAtomicRMWBinOpXor; break;
-    case IR_M_EXCH: bop = LLVMAtomicRMWBinOpXchg; break;
-    case IR_M_ADD: bop = isf ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd; break;
-    case IR_M_INC: bop = LLVMAtomicRMWBinOpUIncWrap; break;
-    case IR_M_DEC: bop = LLVMAtomicRMWBinOpUDecWrap; break;
-    case IR_M_MIN: bop = isf ? LLVMAtomicRMWBinOpFMin : s ? LLVMAtomicRMWBinOpMin : LLVMAtomicRMWBinOpUMin; break;
-    case IR_M_MAX: bop = isf ? LLVMAtomicRMWBinOpFMax : s ? LLVMAtomicRMWBinOpMax : LLVMAtomicRMWBinOpUMax; break;
-    default: return NULL;
-    }
+    if (!rmw_binop(op, isf, s, &bop)) return NULL;
     if (isf && op != IR_M_ADD) return NULL;
     if (!isf && tbits(t) != 32 && tbits(t) != 64) return NULL;
     return LLVMBuildAtomicRMWSyncScope(BLD, bop, p, v, ord, ssid);
