@@ -125,11 +125,11 @@ static p2n_status compile_multi(const p2n_input *in, unsigned nin, const p2n_opt
     return st;
 }
 
-int main(int argc, char **argv) {
+/* The whole command line; `inputs` (argc slots) belongs to main, so that every early return here frees it
+ * (LeakSanitizer checks the error paths in CI). */
+static int run_cli(int argc, char **argv, const char **inputs) {
     const char *output = NULL, *archs = "host";
-    const char **inputs = calloc((size_t)argc, sizeof *inputs);
     unsigned ninputs = 0;
-    if (!inputs) return 2;
     p2n_options opt = {.opt_level = 2, .emit = P2N_EMIT_OBJ};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -220,18 +220,28 @@ int main(int argc, char **argv) {
     opt.arch = archs;
     if (!output && opt.emit == P2N_EMIT_OBJ) {
         fputs("ptx2native: error: native code needs an output file (-o FILE)\n", stderr);
+        free(archlist);
         return 1;
     }
     p2n_input *in = calloc(ninputs, sizeof *in);
-    if (!in) return 2;
+    if (!in) { free(archlist); return 2; }
     for (unsigned k = 0; k < ninputs; k++) {
         const char *input = inputs[k];
         FILE *f = strcmp(input, "-") == 0 ? stdin : fopen(input, "rb");
-        if (!f) { fprintf(stderr, "ptx2native: error: cannot open '%s': %s\n", input, strerror(errno)); return 1; }
+        char *src = NULL;
         size_t len = 0;
-        char *src = read_all(f, &len);
-        if (f != stdin) fclose(f);
-        if (!src) { fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input); return 1; }
+        if (!f) fprintf(stderr, "ptx2native: error: cannot open '%s': %s\n", input, strerror(errno));
+        else {
+            src = read_all(f, &len);
+            if (f != stdin) fclose(f);
+            if (!src) fprintf(stderr, "ptx2native: error: cannot read '%s'\n", input);
+        }
+        if (!src) {
+            for (unsigned j = 0; j < k; j++) free((void *)in[j].ptx);
+            free(in);
+            free(archlist);
+            return 1;
+        }
         in[k] = (p2n_input){src, len, strcmp(input, "-") == 0 ? "<stdin>" : input};
     }
     p2n_result r;
@@ -245,7 +255,6 @@ int main(int argc, char **argv) {
     }
     for (unsigned k = 0; k < ninputs; k++) free((void *)in[k].ptx);
     free(in);
-    free(inputs);
     if (r.diagnostics && r.diagnostics[0]) fputs(r.diagnostics, stderr);
     int rc = st == P2N_OK ? 0 : st == P2N_INTERNAL_ERROR ? 2 : 1;
     if (st == P2N_OK) {
@@ -257,5 +266,13 @@ int main(int argc, char **argv) {
         }
     }
     p2n_result_free(&r);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    const char **inputs = calloc((size_t)argc, sizeof *inputs);
+    if (!inputs) return 2;
+    int rc = run_cli(argc, argv, inputs);
+    free(inputs);
     return rc;
 }
