@@ -238,13 +238,15 @@ $DONE:
 # --------------------------------------------------------------------------
 # cases made of hand-written or nvcc-generated PTX with explicit buffers
 
-def raw_case(family, name, ptx_rel, launches, buffers, outputs, comment="", timeout=None):
+def raw_case(family, name, ptx_rel, launches, buffers, outputs, comment="", timeout=None, env=()):
     """launches: list of dict(kernel=, grid=(x,y,z), block=(x,y,z), shared=, params=[str])
     buffers: list of str lines after 'buffer '
     outputs: list of 'NAME [CMP]'"""
     lines = [f"ptx {ptx_rel}"]
     if timeout:
         lines.append(f"timeout {timeout}")
+    for e in env:
+        lines.append(f"env {e}")
     for b in buffers:
         lines.append("buffer " + b)
     for l in launches:

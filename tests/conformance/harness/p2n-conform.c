@@ -270,6 +270,8 @@ typedef struct {
     Launch launches[MAX_LAUNCHES];
     int nlaunches;
     int timeout;
+    char env[4][128]; /* `env NAME=VALUE` lines: set in the case's child before cuInit */
+    int nenv;
 } Case;
 
 static void case_free(Case *c)
@@ -1031,6 +1033,13 @@ static Case *parse_case(const char *path)
             r = parse_texture(c, tok, ntok);
         } else if (!strcmp(k, "surface")) {
             r = parse_surface(c, tok, ntok);
+        } else if (!strcmp(k, "env")) {
+            /* a switch of our driver stub that a case needs (NVIDIA's libcuda ignores it), e.g. the opt-in
+             * null-page checks of the OpenCL backend for a case that stores through a null pointer */
+            if (ntok != 2 || !strchr(tok[1], '=') || tok[1][0] == '=') r = perr("env NAME=VALUE");
+            else if (c->nenv >= 4) r = perr("at most 4 env lines");
+            else if (strlen(tok[1]) >= sizeof c->env[0]) r = perr("env line too long");
+            else snprintf(c->env[c->nenv++], sizeof c->env[0], "%s", tok[1]);
         } else if (!strcmp(k, "timeout")) {
             if (ntok != 2) r = perr("timeout SECONDS");
             else c->timeout = atoi(tok[1]);
@@ -1189,6 +1198,12 @@ static int run_case_child(const Case *c, const char *resfile)
     FILE *res = fopen(resfile, "w");
     if (!res)
         return 3;
+    for (int i = 0; i < c->nenv; i++) {
+        char name[128];
+        snprintf(name, sizeof name, "%s", c->env[i]);
+        *strchr(name, '=') = 0;
+        setenv(name, strchr(c->env[i], '=') + 1, 1);
+    }
     char root[PATH_MAX], ptxpath[PATH_MAX * 2 + 2];
     root_for(c->path, root, sizeof root);
     snprintf(ptxpath, sizeof ptxpath, "%s/%s", root, c->ptx);
