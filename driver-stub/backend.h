@@ -69,6 +69,7 @@ typedef struct p2n_bk_kernel_info {
 typedef struct p2n_bk_launch {
     uint32_t grid[3], block[3];
     uint32_t dynamic_shared_bytes;
+    size_t stack_bytes;              /* CU_LIMIT_STACK_SIZE if the program set it, else 0 (backend default) */
     const void *params;              /* packed as p2n_bk_kernel_info says */
     void (*printf_sink)(void *user, const char *text, size_t len);
     void *printf_user;

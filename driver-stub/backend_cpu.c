@@ -123,6 +123,7 @@ static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err
     memcpy(cl.grid, l->grid, sizeof cl.grid);
     memcpy(cl.block, l->block, sizeof cl.block);
     cl.dynamic_shared_bytes = l->dynamic_shared_bytes;
+    cl.stack_bytes = l->stack_bytes;
     cl.params = l->params;
     cl.printf_sink = l->printf_sink;
     cl.printf_user = l->printf_user;

@@ -14,6 +14,7 @@ static _Thread_local p2n_ctx *ctx_stack[STACK_MAX];
 static _Thread_local int ctx_depth;
 
 static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20;
+static int stack_limit_set;
 /* set once a backend has built the device heap (a kernel calling malloc/free was launched): its size is fixed
  * from then on, and cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) fails as CUDA's does */
 static int heap_claimed;
@@ -339,6 +340,8 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     return CUDA_SUCCESS;
 }
 
+size_t p2n_drv_stack_limit_set(void) { return stack_limit_set ? limit_stack : 0; }
+
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     p2n_ctx *c;
@@ -367,7 +370,7 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     if (r != CUDA_SUCCESS)
         return r;
     switch (limit) {
-    case CU_LIMIT_STACK_SIZE: limit_stack = value; break;
+    case CU_LIMIT_STACK_SIZE: limit_stack = value; stack_limit_set = 1; break;
     case CU_LIMIT_PRINTF_FIFO_SIZE: limit_printf = value; break;
     case CU_LIMIT_MALLOC_HEAP_SIZE:
         /* CUDA: "must be performed before launching any kernel that uses the malloc() or free() device system

@@ -109,6 +109,8 @@ P2N_DRV_HIDDEN int p2n_drv_is_live(const void *h, uint32_t magic);
 P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx(CUcontext explicit_ctx, p2n_ctx **out);
 /* Same but a sticky error does not fail the call (for destroy/query paths). */
 P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx_nosticky(CUcontext explicit_ctx, p2n_ctx **out);
+/* CU_LIMIT_STACK_SIZE as the program set it with cuCtxSetLimit, 0 if it never did (ctx.c) */
+P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 P2N_DRV_HIDDEN void p2n_drv_ctx_printf(void *user, const char *text, size_t len);
 P2N_DRV_HIDDEN void p2n_drv_ctx_flush_printf(p2n_ctx *c);
 P2N_DRV_HIDDEN CUresult p2n_drv_ctx_sync(p2n_ctx *c);

@@ -146,6 +146,7 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
         .grid = {grid[0], grid[1], grid[2]},
         .block = {block[0], block[1], block[2]},
         .dynamic_shared_bytes = shmem,
+        .stack_bytes = p2n_drv_stack_limit_set(),
         .params = params,
         .printf_sink = p2n_drv_ctx_printf,
         .printf_user = c,

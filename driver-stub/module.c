@@ -107,9 +107,13 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
     j->popt.opt_level = 3;
     j->popt.emit = P2N_EMIT_OBJ;
     j->popt.device_lacks = p2n_drv.dev.device_lacks | forced_lacks();
-    /* per-thread bytes of that explicit stack (testing aid; 0 or unset = the compiler's default) */
+    /* per-thread bytes of that explicit stack: $P2N_RECURSION_STACK (testing aid), else a CU_LIMIT_STACK_SIZE the
+     * program raised above the compiler's default (16 KiB) before loading the module — a program that asks for a
+     * deep stack gets it for its recursion too; modules loaded earlier keep the stack they were compiled with */
     const char *rs = getenv("P2N_RECURSION_STACK");
-    j->popt.recursion_stack = rs ? (unsigned)strtoul(rs, NULL, 10) : 0;
+    size_t lim = p2n_drv_stack_limit_set();
+    j->popt.recursion_stack = rs ? (unsigned)strtoul(rs, NULL, 10)
+                            : lim > 16384 ? (unsigned)(lim < (1u << 30) ? lim : (1u << 30)) : 0;
     j->popt.defer_unsupported = p2n_drv.dev.defer_unsupported;
     if (n == 0)
         return CUDA_SUCCESS;

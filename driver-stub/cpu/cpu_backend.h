@@ -30,6 +30,7 @@ typedef enum cpu_status {
     CPU_ERR_NO_MEMORY,
     CPU_ERR_ILLEGAL_ADDRESS, /* kernel code faulted on a memory access (CUDA_ERROR_ILLEGAL_ADDRESS, sticky) */
     CPU_ERR_NOT_SUPPORTED,   /* a kernel stubbed by --defer-unsupported was launched (CUDA_ERROR_NOT_SUPPORTED) */
+    CPU_ERR_MISALIGNED_ADDRESS, /* kernel code found a misaligned access (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) */
 } cpu_status;
 
 /* Loads a host code object (the bytes `ptx2native --offload-arch=host` wrote). `error` (may be NULL) gets a
@@ -58,6 +59,7 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info);
 typedef struct cpu_launch {
     uint32_t grid[3], block[3];
     uint32_t dynamic_shared_bytes;
+    size_t stack_bytes;             /* per-thread stack the program asked for (CU_LIMIT_STACK_SIZE), 0 = default */
     const void *params;             /* packed parameter buffer, laid out as cpu_kernel_info says */
     /* printf output goes here (the driver stub forwards it to stdout at synchronisation, as CUDA does) */
     void (*printf_sink)(void *user, const char *text, size_t len);

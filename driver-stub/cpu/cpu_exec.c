@@ -1655,6 +1655,10 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     const char *e = getenv("P2N_CPU_STACK_KB");
     if (e && atoi(e) >= 16)
         stack = (size_t)atoi(e) * 1024;
+    /* a stack the program asked for comes on top of our own need (the fibers' frames are larger than NVIDIA's,
+     * and a recursion compiled for devices without a call stack keeps that much in one frame: module.c) */
+    if (cl->stack_bytes)
+        stack += cl->stack_bytes < ((size_t)1 << 30) ? (cl->stack_bytes + 4095) & ~(size_t)4095 : (size_t)1 << 30;
     L.stack_size = stack + (((size_t)kd->local_bytes + 4095) & ~(size_t)4095);
     L.budget = 1000;
     e = getenv("P2N_CPU_YIELD_BUDGET");
