@@ -42,6 +42,13 @@ CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn r
                               r[13], (unsigned long long)addr_at(r, 2));
         return CUDA_ERROR_ILLEGAL_ADDRESS;
     }
+    if (r[0] == 5) { /* a misaligned surface access (targets/llvm/emit_surface.c): [2..3] the address */
+        if (err)
+            *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: access to address 0x%llx "
+                              "(misaligned address)", kernel, r[8], r[9], r[10], r[11], r[12], r[13],
+                              (unsigned long long)addr_at(r, 2));
+        return CUDA_ERROR_MISALIGNED_ADDRESS;
+    }
     if (r[0] != 2) {
         if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", kernel);
         return CUDA_ERROR_LAUNCH_FAILED;

@@ -972,6 +972,12 @@ static _Noreturn void rt_assertfail(p2n_thread_ctx *ctx, const char *message, co
         w->aborted = true;
         leave_fiber(w);
     }
+    if (char_size == P2N_ASSERT_ILLEGAL_ADDRESS) /* a fault the code found itself: `message` is the address */
+        fail_thread(w, f, CPU_ERR_ILLEGAL_ADDRESS, "access to address %p (an illegal memory access was encountered)",
+                    (const void *)message);
+    if (char_size == P2N_ASSERT_MISALIGNED_ADDRESS)
+        fail_thread(w, f, CPU_ERR_MISALIGNED_ADDRESS, "access to address %p (misaligned address)",
+                    (const void *)message);
     const uint32_t *b = w->tmpl.ctaid, *t = f->ctx.tid;
     char *text = fmt("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file ? file : "?", line,
                      function ? function : "?", b[0], b[1], b[2], t[0], t[1], t[2], message ? message : "?");

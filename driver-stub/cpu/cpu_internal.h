@@ -48,8 +48,8 @@ void p2n_matrix_lane(uint32_t op, uint32_t *io, uint32_t lane);
 /* the generic forms (cpu_mma.c, mx_forms.h); false for another kind */
 bool p2n_mma_compute(uint32_t op, uint32_t *io[32]);
 bool p2n_mma_lane(uint32_t op, uint32_t *io, uint32_t lane);
-/* the tensor-core f32 sum of c (terms[0]) and exact products; `exact` their double sum (cpu_mma.c) */
-float p2n_tc_sum_f32(const double *terms, unsigned n, double exact);
+/* the tensor-core (HMMA) f32 result c + sum a[k] b[k]; emin: the inputs' least exponent (mx_forms.h, cpu_mma.c) */
+float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int emin);
 
 /* ---- hooks for tests and tools ---- */
 /* Number of worker threads for the next launches: 0 = default (P2N_CPU_THREADS, else the number of CPUs). */

@@ -2,6 +2,7 @@
  * (m8n8 .b16), mma.sync (m16n8k16 f16->f32, m16n8k32 s8->s32) with the PTX ISA fragment layouts, and wmma
  * m16n16k16 f16->f32 with our own fragment layout (documented in host_abi.h). */
 #include "cpu_internal.h"
+#include "mx_forms.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -27,24 +28,9 @@ static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 static uint16_t half_of(const uint32_t *io, unsigned idx) { return (uint16_t)(io[idx >> 1] >> ((idx & 1) * 16)); }
 
-/* d = c + sum a[k]*b[k] over k < K. The f16 products are exact; the sum as the H200's tensor cores form it
- * (cpu_mma.c p2n_tc_sum_f32). */
+/* d = c + sum a[k]*b[k] over k < K (f16 inputs) as the H200's tensor cores form it (cpu_mma.c p2n_tc_dot_f32) */
 static float dot_f16(const float *a, const float *b, unsigned K, float c) {
-    bool special = !isfinite(c);
-    double s = c, terms[17];
-    terms[0] = c;
-    for (unsigned k = 0; k < K; k++) {
-        double p = (double)a[k] * (double)b[k];
-        special |= !isfinite(p);
-        s += p;
-        terms[1 + k] = p;
-    }
-    if (special) {
-        float r = c;
-        for (unsigned k = 0; k < K; k++) r += a[k] * b[k];
-        return isnan(r) ? bits_f(0x7fffffffu) : r;
-    }
-    return p2n_tc_sum_f32(terms, K + 1, s);
+    return p2n_tc_dot_f32(c, a, b, K, P2N_TC_EMIN_F16);
 }
 
 static void ldst_matrix(uint32_t op, uint32_t *io[32], bool ld) {

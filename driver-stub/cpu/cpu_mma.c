@@ -1,10 +1,10 @@
 /* cpu_mma.c — the generic warp-matrix forms of the CPU runtime (mx_forms.h): mma.sync and wmma of every shape
  * and type, the wmma fragment loads/stores of those forms and movmatrix. The arithmetic model is the one of
  * emit_lanes_mma.c (bit-exact with it):
- *   floating inputs (f16, bf16, tf32 = f32 bits with the low 13 dropped, e4m3, e5m2): products exact; an f32
- *     result by p2n_tc_sum_f32 (alignment to the largest term, truncation, rounding toward zero: the H200's
- *     behaviour), an f16 result as the exact sum rounded once to nearest; an infinite or NaN term sends the f32
- *     chain in k order instead, a NaN result canonical;
+ *   f16, bf16, tf32 (f32 bits with the low 13 dropped) inputs: an f32 result by p2n_tc_dot_f32 (the H200's HMMA,
+ *     fitted by tests/conformance/gen/fit_mma.py to every recorded case), wmma .tf32 in two steps of k = 4; an
+ *     f16 result as the exact sum rounded once to nearest (an infinite or NaN term: the f32 chain in k order);
+ *   e4m3, e5m2 inputs: as ptxas lowers them for sm_90 (fp8_sm90);
  *   f64: the fma chain d = fma(a_k, b_k, d) from d = c in k order;
  *   integers: exact, then wrapped to 32 bits or (.satfinite) clamped; b1: c + popc(a op b) per word. */
 #include "cpu_internal.h"
@@ -73,28 +73,49 @@ static int64_t int_value(unsigned t, uint64_t raw) {
     }
 }
 
-/* The f32 result of NVIDIA's tensor-core accumulation as the H200 recordings show it (tests/conformance/cases/mma
- * 'rand' cases): c and the exact products are aligned to the largest of them (exponent emax, |t| < 2^emax), each
- * truncated toward zero to a multiple of 2^(emax-26), summed exactly, and the sum rounded toward zero to f32.
- * terms[0] is c. A zero sum of the truncated terms gives +0 (the exact sum when every term is zero). */
-float p2n_tc_sum_f32(const double *terms, unsigned n, double exact) {
-    int emax = INT_MIN;
-    for (unsigned i = 0; i < n; i++) {
-        int e;
-        if (terms[i] != 0) {
-            frexp(terms[i], &e);
-            emax = e > emax ? e : emax;
+/* The f32 result c + sum a[k] b[k] of the H200's tensor-core HMMA (tests/conformance/gen/fit_mma.py fits it to
+ * every recorded f16/bf16/tf32/fp8 mma and wmma case): E is the largest of ea + eb over the products of nonzero
+ * factors (frexp exponents of the inputs: the product's bound before it is normalised; an input below emin, the
+ * frexp exponent of its type's smallest normal, counts as emin) and of ec + 1 for a nonzero c; every term is
+ * truncated toward zero to a multiple of 2^(E-27), the terms summed exactly and the sum rounded toward zero to
+ * f32 (2^128 and beyond: infinity). A NaN term, +inf with -inf, or inf * 0 give the canonical NaN, another
+ * infinite term (an infinite input: the products are exact in double, never overflowed) that infinity. Only
+ * zero terms, or a zero sum of the truncated terms: +0 (the sign of zero terms does not matter). */
+float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int emin) {
+    bool nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
+    int E = INT_MIN;
+    for (unsigned k = 0; k < n; k++) {
+        double p = (double)a[k] * (double)b[k];
+        nan |= isnan(p);
+        pinf |= p == INFINITY;
+        ninf |= p == -INFINITY;
+        if (a[k] != 0 && b[k] != 0) {
+            int ea, eb;
+            frexpf(a[k], &ea);
+            frexpf(b[k], &eb);
+            int e = (ea < emin ? emin : ea) + (eb < emin ? emin : eb);
+            E = e > E ? e : E;
         }
     }
-    if (emax == INT_MIN) return (float)exact;
-    double scale = ldexp(1.0, 26 - emax);
-    int64_t S = 0;
-    for (unsigned i = 0; i < n; i++) S += (int64_t)(terms[i] * scale);
+    if (nan || (pinf && ninf)) return bits_f(0x7fffffffu);
+    if (pinf || ninf) return pinf ? INFINITY : -INFINITY;
+    if (c != 0) {
+        int ec;
+        frexpf(c, &ec);
+        ec = (ec < -125 ? -125 : ec) + 1;
+        E = ec > E ? ec : E;
+    }
+    if (E == INT_MIN) return 0.0f; /* zeros only: +0 whatever their signs (probe_mma_m16n8k16_f32_f16_edges) */
+    /* |term| < 2^E: every scaled term is below 2^27, the sum of at most 33 below 2^33 (exact in double) */
+    double scale = ldexp(1.0, 27 - E);
+    int64_t S = (int64_t)((double)c * scale);
+    for (unsigned k = 0; k < n; k++) S += (int64_t)((double)a[k] * (double)b[k] * scale);
     if (!S) return 0.0f;
-    double x = (double)S;
+    double x = ldexp((double)S, E - 27);
+    if (fabs(x) >= 0x1p128) return x > 0 ? INFINITY : -INFINITY;
     float y = (float)x;
     if (fabs((double)y) > fabs(x)) y = nextafterf(y, 0.0f);
-    return (float)((double)y * ldexp(1.0, emax - 26));
+    return y;
 }
 
 /* double -> f16 bits, rounded once to nearest even */
@@ -125,6 +146,47 @@ static void gather(const p2n_mx *f, unsigned x, unsigned t, unsigned base, uint3
     }
 }
 
+/* the value of an f16 result c + sum a[k] b[k]: the exact sum rounded once to nearest; an infinite or NaN term:
+ * the f32 sum in k order (a NaN is the caller's business) */
+static double f16_hmma(double c, const float *a, const float *b, unsigned n) {
+    bool special = !isfinite(c);
+    double s = c;
+    for (unsigned k = 0; k < n; k++) {
+        double p = (double)a[k] * (double)b[k];
+        special |= !isfinite(p);
+        s += p;
+    }
+    if (special) {
+        float x = (float)c;
+        for (unsigned k = 0; k < n; k++) x += a[k] * b[k];
+        return x;
+    }
+    return mini_to_d(d_to_half(s), 5, 10, false);
+}
+
+/* e4m3/e5m2 mma.sync as ptxas lowers it for sm_90, which has no fp8 mma.sync (the SASS of ptxas 13.0; the f32
+ * form fits every recorded case, gen/fit_mma.py): the inputs unpacked to f16 (exact) and two HMMA (m16n8k16 for
+ * k32, m16n8k8 for k16) from a zero accumulator, the first over the k with k % 4 in {0, 1} (the low f16x2 half of
+ * each fragment word), the second accumulating over k % 4 in {2, 3}; then C added by an FADD (f32, to nearest)
+ * or an HADD2 (f16). */
+static uint64_t fp8_sm90(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r, unsigned c, uint64_t craw) {
+    unsigned K = f->k, N = f->n;
+    float a[2][16], b[2][16];
+    for (unsigned k = 0; k < K; k++) {
+        unsigned h = (k >> 1) & 1, i = (k >> 2) * 2 + (k & 1);
+        a[h][i] = (float)A[r * K + k].d;
+        b[h][i] = (float)B[k * N + c].d;
+    }
+    double cv = fp_value(f->tc, craw);
+    if (f->td == MXE_F16) {
+        double s = cv + f16_hmma(f16_hmma(0.0, a[0], b[0], K / 2), a[1], b[1], K / 2);
+        return isnan(s) ? 0x7fffu : d_to_half(s);
+    }
+    float acc = p2n_tc_dot_f32(0.0f, a[0], b[0], K / 2, P2N_TC_EMIN_F16);
+    float d = (float)cv + p2n_tc_dot_f32(acc, a[1], b[1], K / 2, P2N_TC_EMIN_F16);
+    return isnan(d) ? 0x7fffffffu : f_bits(d);
+}
+
 static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r, unsigned c, uint64_t craw) {
     unsigned K = f->k, N = f->n;
     if (f->ta == MXE_F64) {
@@ -134,33 +196,21 @@ static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r,
         memcpy(&u, &d, 8);
         return u;
     }
+    if (f->ta == MXE_E4M3 || f->ta == MXE_E5M2) return fp8_sm90(f, A, B, r, c, craw);
     if (is_float(f->ta)) {
-        float cf = (float)fp_value(f->tc, craw);
-        bool special = !isfinite(cf);
-        double s = cf, terms[65];
-        terms[0] = cf;
+        float cf = (float)fp_value(f->tc, craw), a[64], b[64];
         for (unsigned k = 0; k < K; k++) {
-            double p = A[r * K + k].d * B[k * N + c].d;
-            special |= !isfinite(p);
-            s += p;
-            terms[1 + k] = p;
+            a[k] = (float)A[r * K + k].d;
+            b[k] = (float)B[k * N + c].d;
         }
-        if (special) {
-            float x = cf;
-            for (unsigned k = 0; k < K; k++) x += (float)A[r * K + k].d * (float)B[k * N + c].d;
-            if (isnan(x)) return f->td == MXE_F16 ? 0x7fffu : 0x7fffffffu;
-            return f->td == MXE_F16 ? d_to_half(x) : f_bits(x);
+        if (f->td == MXE_F16) {
+            double h = f16_hmma(cf, a, b, K);
+            return isnan(h) ? 0x7fffu : d_to_half(h);
         }
-        if (f->td == MXE_F16) return d_to_half(s);
         /* wmma m16n16k8 .tf32 runs as two k = 4 steps, each rounded (the recordings); the others in one */
         unsigned blk = f->wmma && f->ta == MXE_TF32 ? 4 : K;
         float acc = cf;
-        for (unsigned k0 = 0; k0 < K; k0 += blk) {
-            double t[65], ex = acc;
-            t[0] = acc;
-            for (unsigned k = 0; k < blk; k++) ex += t[1 + k] = terms[1 + k0 + k];
-            acc = p2n_tc_sum_f32(t, blk + 1, ex);
-        }
+        for (unsigned k0 = 0; k0 < K; k0 += blk) acc = p2n_tc_dot_f32(acc, a + k0, b + k0, blk, p2n_mx_emin(f->ta));
         return f_bits(acc);
     }
     int64_t s = int_value(MXE_S32, craw);

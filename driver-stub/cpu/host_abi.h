@@ -134,6 +134,11 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
                                         * dimensions (cuLaunchKernel fails with CUDA_ERROR_INVALID_CLUSTER_SIZE) */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
+/* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,
+ * targets/llvm/emit_surface.c); `message` is the faulting address, not a string. The launch fails with
+ * CUDA_ERROR_ILLEGAL_ADDRESS / CUDA_ERROR_MISALIGNED_ADDRESS (both sticky), as NVIDIA's does. */
+#define P2N_ASSERT_ILLEGAL_ADDRESS (UINT64_MAX - 1)
+#define P2N_ASSERT_MISALIGNED_ADDRESS (UINT64_MAX - 2)
 
 typedef struct p2n_kernel_desc {
     const char *name;

@@ -130,4 +130,11 @@ static inline void p2n_mx_elem(const p2n_mx *f, unsigned x, unsigned t, unsigned
     }
 }
 
+/* the frexp exponent of the smallest normal of an input type, the least exponent a factor counts with in the
+ * tensor-core alignment (cpu_mma.c p2n_tc_dot_f32): f16 (and fp8, unpacked to f16 on sm_90), else f32's */
+enum { P2N_TC_EMIN_F16 = -13, P2N_TC_EMIN_F32 = -125 };
+static inline int p2n_mx_emin(unsigned t) {
+    return t == MXE_BF16 || t == MXE_TF32 || t == MXE_F32 ? P2N_TC_EMIN_F32 : P2N_TC_EMIN_F16;
+}
+
 #endif

@@ -10,6 +10,9 @@
 #include "emit_lanes.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define BLD (E->B)
 
 static LLVMValueRef bperm(emit_ctx *E, LLVMValueRef src_hw, LLVMValueRef v) {
@@ -137,32 +140,89 @@ static LLVMValueRef priv_word(emit_ctx *E, unsigned base, LLVMValueRef id) {
 
 static unsigned wg_scope(emit_ctx *E) { return LLVMGetSyncScopeID(E->C, "workgroup", 9); }
 
-/* Is barrier 0 ever the target of bar.arrive / barrier.arrive in this module (or could it be: a register
- * id)? Then full-CTA bar.sync 0 must count arrivals in LDS too instead of using s_barrier. Cached as named
- * metadata so the module is scanned once. */
+/* Does f itself arrive on barrier 0 (bar.arrive / barrier.arrive with id 0 or a register id)? */
+static bool arrives_on_zero(const ir_func *f) {
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+            const ir_ins *ins = &f->blocks[b].ins[i];
+            if ((ins->op == IR_OP_BAR || ins->op == IR_OP_BARRIER) && ir_ins_has(ins, IR_M_ARRIVE) &&
+                (ins->nops == 0 || ins->ops[0].kind != IR_OPND_IMM || ins->ops[0].val == 0))
+                return true;
+        }
+    return false;
+}
+
+/* Marks in seen[] every function with a body reachable from fi through calls; an indirect call may reach
+ * any .func (conservative). stack holds nfuncs entries. */
+static void reach(const ir_module *m, uint32_t fi, bool *seen, uint32_t *stack) {
+    uint32_t sp = 0;
+    seen[fi] = true;
+    stack[sp++] = fi;
+    while (sp) {
+        const ir_func *f = &m->funcs[stack[--sp]];
+        for (uint32_t b = 0; b < f->nblocks; b++)
+            for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+                const ir_ins *ins = &f->blocks[b].ins[i];
+                if (ins->op != IR_OP_CALL || !ins->nops) continue;
+                const ir_operand *t = &ins->ops[ins->ops[0].kind == IR_OPND_LIST ? 1 : 0];
+                for (uint32_t g = 0; g < m->nfuncs; g++) {
+                    bool hit = t->kind == IR_OPND_FUNC ? g == t->id : !m->funcs[g].is_entry;
+                    if (hit && !seen[g] && m->funcs[g].has_body) { seen[g] = true; stack[sp++] = g; }
+                }
+            }
+    }
+}
+
+/* Must full-CTA bar.sync 0 in function fi count arrivals in LDS instead of using s_barrier? Yes when barrier 0
+ * is ever the target of bar.arrive (or could be: a register id) in a kernel that executes fi: in that kernel's
+ * call tree every barrier 0 has to be the counting one. Decided per kernel (its own body and every function it
+ * reaches), so one kernel using bar.arrive does not slow down the other kernels of its module; a .func takes the
+ * answer of the kernels that reach it, and a .func no kernel here reaches (or one visible to other modules) the
+ * whole module's. Cached as named metadata (one i32 per function, then the module-wide answer). */
 static bool arrive_on_zero(emit_ctx *E) {
     static const char key[] = "p2n.amd.arrive0";
-    unsigned n = LLVMGetNamedMetadataNumOperands(E->M, key);
-    if (n) {
-        LLVMValueRef op;
-        LLVMGetNamedMetadataOperands(E->M, key, &op);
-        LLVMValueRef v = NULL;
-        LLVMGetMDNodeOperands(op, &v);
-        return LLVMConstIntGetZExtValue(v) != 0;
-    }
-    bool found = false;
-    for (uint32_t f = 0; f < E->m->nfuncs && !found; f++)
-        for (uint32_t b = 0; b < E->m->funcs[f].nblocks && !found; b++) {
-            const ir_block *bl = &E->m->funcs[f].blocks[b];
-            for (uint32_t i = 0; i < bl->n && !found; i++) {
-                const ir_ins *ins = &bl->ins[i];
-                if ((ins->op == IR_OP_BAR || ins->op == IR_OP_BARRIER) && ir_ins_has(ins, IR_M_ARRIVE))
-                    found = ins->nops == 0 || ins->ops[0].kind != IR_OPND_IMM || ins->ops[0].val == 0;
+    const ir_module *m = E->m;
+    uint32_t n = m->nfuncs;
+    if (!LLVMGetNamedMetadataNumOperands(E->M, key)) {
+        bool *own = calloc(n + 1, sizeof *own), *from_arriving = calloc(n + 1, sizeof *from_arriving);
+        bool *reached = calloc(n + 1, sizeof *reached), *seen = calloc(n + 1, sizeof *seen);
+        uint32_t *stack = calloc(n + 1, sizeof *stack);
+        LLVMMetadataRef *ops = calloc(n + 1, sizeof *ops);
+        if (!own || !from_arriving || !reached || !seen || !stack || !ops) {
+            E->internal_error = true; /* out of memory: answered "yes" below, always correct */
+        } else {
+            bool any = false;
+            for (uint32_t f = 0; f < n; f++) any |= own[f] = m->funcs[f].has_body && arrives_on_zero(&m->funcs[f]);
+            for (uint32_t k = 0; k < n; k++) {
+                if (!m->funcs[k].is_entry || !m->funcs[k].has_body) continue;
+                memset(seen, 0, n * sizeof *seen);
+                reach(m, k, seen, stack);
+                bool arr = false;
+                for (uint32_t f = 0; f < n; f++) arr |= seen[f] && own[f];
+                for (uint32_t f = 0; f < n; f++)
+                    if (seen[f]) { reached[f] = true; from_arriving[f] |= arr; }
             }
+            for (uint32_t f = 0; f < n; f++) {
+                bool kern = m->funcs[f].is_entry;
+                bool v = kern ? from_arriving[f]
+                              : (reached[f] && m->funcs[f].linkage == IR_LINK_NONE ? from_arriving[f] : any);
+                ops[f] = LLVMValueAsMetadata(c32(E, v));
+            }
+            ops[n] = LLVMValueAsMetadata(c32(E, any));
+            LLVMAddNamedMetadataOperand(E->M, key, LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, ops, n + 1)));
         }
-    LLVMMetadataRef v = LLVMValueAsMetadata(c32(E, found));
-    LLVMAddNamedMetadataOperand(E->M, key, LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, &v, 1)));
-    return found;
+        free(own); free(from_arriving); free(reached); free(seen); free(stack); free(ops);
+        if (!LLVMGetNamedMetadataNumOperands(E->M, key)) return true;
+    }
+    LLVMValueRef node;
+    LLVMGetNamedMetadataOperands(E->M, key, &node);
+    if (LLVMGetMDNodeNumOperands(node) != n + 1 || E->fidx >= n) return true;
+    LLVMValueRef *v = malloc((n + 1) * sizeof *v);
+    if (!v) return true;
+    LLVMGetMDNodeOperands(node, v);
+    bool r = LLVMConstIntGetZExtValue(v[E->fidx]) != 0;
+    free(v);
+    return r;
 }
 
 /* full-CTA barrier 0 that s_barrier implements (hardware; exited waves count as arrived) */

@@ -25,4 +25,8 @@ void amdgpu_init_llvm(void);
 bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
                          p2n_diags *d, bool *internal);
 
+/* After the optimiser (codegen.c): a kernel's private copy of kernarg bytes (nvcc's .local copy of a by-value
+ * struct parameter it indexes dynamically) is read from the kernarg segment instead of scratch. */
+void amdgpu_forward_kernarg_copies(LLVMModuleRef M);
+
 #endif

@@ -212,6 +212,8 @@ static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
     LLVMDisposePassBuilderOptions(po);
+    const char *triple = LLVMGetTarget(M);
+    if (!e && opt->opt_level > 0 && triple && !strncmp(triple, "amdgcn", 6)) amdgpu_forward_kernarg_copies(M);
     return e;
 }
 

@@ -10,6 +10,10 @@
  *  - replaces every marked kernel by a stub that fails its launch with CUDA_ERROR_NOT_SUPPORTED and the message
  *    "kernel 'K': <diagnostic> at file:line:col", and every .func that itself holds unsupported code (its body
  *    is half emitted) by a stub that does the same (reachable only from stubbed kernels, so never run);
+ *  - leaves out of the module every kernel that reaches a DEFER_ABSENT construct (emit_unsupported_as: txq of
+ *    an attribute NVIDIA's JIT does not compile, whose kernel its cuModuleGetFunction does not find): no
+ *    function, no kernel table entry, no wrapper; the warning names the kernel (DEFER_NEVER constructs are
+ *    never deferred: NVIDIA refuses the whole module);
  *  - drops the declarations the half-emitted bodies left unused (SPIR-V: a declared sub-group built-in would
  *    still make the module unbuildable on a device without sub-groups).
  * Stubs per target: SPIR-V: the trap marker with code 3 (spirv_trap.c; the OpenCL runtime reports 801 and
@@ -27,6 +31,7 @@ typedef struct defer_fn {
     char *text;            /* the diagnostic, NULL = supported */
     uint32_t line, col;    /* PTX position, 0 = none known */
     bool own;              /* the body holds the unsupported construct (half emitted) */
+    defer_kind kind;       /* DEFER_ABSENT wins over DEFER_STUB (the kernel is not compiled at all) */
     LLVMValueRef body_fn;  /* the LLVM function the body was emitted into */
 } defer_fn;
 
@@ -37,13 +42,20 @@ struct defer_state {
 
 bool defer_supported_target(const target_desc *t) { return t->family != TARGET_HOST || t->rt_table; }
 
-bool defer_note(emit_ctx *E, const char *text) {
+bool defer_note(emit_ctx *E, const char *text) { return defer_note_as(E, text, DEFER_STUB); }
+
+bool defer_note_as(emit_ctx *E, const char *text, defer_kind kind) {
     if (!E->defer_unsupported || !E->f || !defer_supported_target(E->t)) return false;
     if (!E->defer) {
         E->defer = calloc(1, sizeof *E->defer);
         E->defer->fn = calloc(E->m->nfuncs + 1, sizeof *E->defer->fn);
     }
     defer_fn *df = &E->defer->fn[E->fidx];
+    if (df->text && kind > df->kind) { /* the reason reported is one of the highest kind */
+        free(df->text);
+        df->text = NULL;
+        E->defer->nmarked--;
+    }
     if (!df->text) { /* the first reason is the one reported */
         df->text = strdup(text);
         df->line = E->ins ? E->ins->line : 0;
@@ -52,6 +64,7 @@ bool defer_note(emit_ctx *E, const char *text) {
         df->body_fn = E->cur;
         E->defer->nmarked++;
     }
+    if (kind > df->kind) df->kind = kind;
     return true;
 }
 
@@ -96,33 +109,51 @@ static bool *address_taken(const ir_module *m) {
     return at;
 }
 
-static void mark_from(defer_fn *g, const defer_fn *callee, const ir_ins *call) {
-    g->text = strdup(callee->text);
-    g->line = callee->line ? callee->line : call->line;
-    g->col = callee->line ? callee->col : call->col;
+/* g reaches callee: g is marked (callee's reason and position, unless g has its own of the same or a higher
+ * kind) with at least callee's kind; true when that changed g */
+static bool mark_from(defer_fn *g, const defer_fn *callee, const ir_ins *call) {
+    bool changed = false;
+    if (g->text && callee->kind > g->kind) {
+        free(g->text);
+        g->text = NULL;
+    }
+    if (!g->text) {
+        g->text = strdup(callee->text);
+        g->line = callee->line ? callee->line : call->line;
+        g->col = callee->line ? callee->col : call->col;
+        changed = true;
+    }
+    if (callee->kind > g->kind) {
+        g->kind = callee->kind;
+        changed = true;
+    }
+    return changed;
 }
 
-/* Marks every function that reaches a marked one, to a fixpoint. */
+/* Marks every function that reaches a marked one (with the highest kind it reaches), to a fixpoint. */
 static void propagate(emit_ctx *E) {
     const ir_module *m = E->m;
     defer_fn *df = E->defer->fn;
     bool *at = address_taken(m);
     for (bool changed = true; changed;) {
         changed = false;
-        int32_t indirect = -1; /* a marked function an indirect call may reach */
-        for (uint32_t fi = 0; fi < m->nfuncs && indirect < 0; fi++)
-            if (df[fi].text && at[fi] && !m->funcs[fi].is_entry) indirect = (int32_t)fi;
+        /* what an indirect call may reach: the first marked address-taken function of the highest kind */
+        int32_t indirect = -1;
+        for (uint32_t fi = 0; fi < m->nfuncs; fi++)
+            if (df[fi].text && at[fi] && !m->funcs[fi].is_entry && (indirect < 0 || df[fi].kind > df[indirect].kind))
+                indirect = (int32_t)fi;
         for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
             const ir_func *f = &m->funcs[fi];
-            if (df[fi].text || !f->has_body) continue;
-            for (uint32_t b = 0; b < f->nblocks && !df[fi].text; b++)
-                for (uint32_t i = 0; i < f->blocks[b].n && !df[fi].text; i++) {
+            if (df[fi].kind == DEFER_ABSENT || !f->has_body) continue; /* nothing more to learn */
+            for (uint32_t b = 0; b < f->nblocks; b++)
+                for (uint32_t i = 0; i < f->blocks[b].n; i++) {
                     const ir_ins *ins = &f->blocks[b].ins[i];
                     if (ins->op != IR_OP_CALL || call_target(ins) >= ins->nops) continue;
                     const ir_operand *t = &ins->ops[call_target(ins)];
-                    if (t->kind == IR_OPND_FUNC && t->id < m->nfuncs && df[t->id].text) mark_from(&df[fi], &df[t->id], ins);
-                    else if (t->kind != IR_OPND_FUNC && indirect >= 0) mark_from(&df[fi], &df[indirect], ins);
-                    if (df[fi].text) changed = true;
+                    if (t->kind == IR_OPND_FUNC && t->id < m->nfuncs && df[t->id].text)
+                        changed |= mark_from(&df[fi], &df[t->id], ins);
+                    else if (t->kind != IR_OPND_FUNC && indirect >= 0)
+                        changed |= mark_from(&df[fi], &df[indirect], ins);
                 }
         }
     }
@@ -198,6 +229,26 @@ static char *stub_message(emit_ctx *E, const char *what, uint32_t fi) {
     return s;
 }
 
+/* A DEFER_ABSENT kernel leaves the module: its function (and thread-loop entry) is deleted and the IR marks it
+ * bodiless, so that no kernel table, wrapper or metadata names it (emit_descriptor, spirv_lower_module,
+ * amdgpu_lower_module skip kernels without a body). False when something still uses the function. */
+static bool drop_kernel(emit_ctx *E, uint32_t fi) {
+    defer_fn *df = &E->defer->fn[fi];
+    LLVMValueRef k = E->fn[fi];
+    if (LLVMGetFirstUse(k) || (E->block_fn && E->block_fn[fi] && LLVMGetFirstUse(E->block_fn[fi]))) return false;
+    LLVMValueRef body = df->body_fn && df->body_fn != k && (!E->block_fn || df->body_fn != E->block_fn[fi])
+                      ? df->body_fn : NULL;
+    LLVMDeleteFunction(k);
+    E->fn[fi] = NULL;
+    if (E->block_fn && E->block_fn[fi]) {
+        LLVMDeleteFunction(E->block_fn[fi]);
+        E->block_fn[fi] = NULL;
+    }
+    if (body && !LLVMGetFirstUse(body)) LLVMDeleteFunction(body);
+    E->m->funcs[fi].has_body = false;
+    return true;
+}
+
 void defer_finish(emit_ctx *E) {
     struct defer_state *D = E->defer;
     if (!D) return;
@@ -208,6 +259,12 @@ void defer_finish(emit_ctx *E) {
             defer_fn *df = &D->fn[fi];
             const ir_func *f = &m->funcs[fi];
             if (!df->text || !(f->is_entry || df->own)) continue;
+            if (f->is_entry && df->kind == DEFER_ABSENT && drop_kernel(E, fi)) {
+                char *msg = stub_message(E, "kernel", fi);
+                diag_plain(E->d, "warning", "%s: the kernel is left out of the module", msg);
+                free(msg);
+                continue;
+            }
             LLVMValueRef body = df->body_fn && df->body_fn != E->fn[fi] ? df->body_fn : NULL;
             char *msg = stub_message(E, f->is_entry ? "kernel" : "function", fi);
             build_stub(E, fi, msg);

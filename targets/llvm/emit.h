@@ -105,6 +105,12 @@ LLVMValueRef zext_to(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t);
 LLVMValueRef sext_to(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t);
 LLVMValueRef resize(emit_ctx *E, LLVMValueRef v, LLVMTypeRef t, bool is_signed);
 void emit_unsupported(emit_ctx *E, const char *why);
+/* what --defer-unsupported makes of an unsupported construct (without it, each is an error): the kernels that
+ * reach it fail at launch (CUDA_ERROR_NOT_SUPPORTED; emit_unsupported), are left out of the module as NVIDIA's
+ * JIT leaves them (cuModuleGetFunction: CUDA_ERROR_NOT_FOUND), or the module fails as NVIDIA's does
+ * (cuModuleLoadData: CUDA_ERROR_NOT_SUPPORTED) */
+typedef enum defer_kind { DEFER_STUB, DEFER_ABSENT, DEFER_NEVER } defer_kind;
+void emit_unsupported_as(emit_ctx *E, const char *why, defer_kind kind);
 void emit_internal(emit_ctx *E, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *ins_name(emit_ctx *E, const ir_ins *ins, char *buf, size_t n);
 LLVMBasicBlockRef new_bb(emit_ctx *E, const char *name);
@@ -151,6 +157,7 @@ ir_mod round_mode(const ir_ins *ins);
  * defer_finish, after all bodies: unsupported functions lose their bodies (trap stubs), every kernel that
  * reaches one becomes a stub that fails at launch with CUDA_ERROR_NOT_SUPPORTED and the reason. */
 bool defer_note(emit_ctx *E, const char *text);
+bool defer_note_as(emit_ctx *E, const char *text, defer_kind kind); /* DEFER_STUB or DEFER_ABSENT */
 void defer_finish(emit_ctx *E);
 bool defer_supported_target(const target_desc *t);
 

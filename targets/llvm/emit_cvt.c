@@ -49,6 +49,17 @@ static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_typ
     /* fptosi/fptoui.sat truncate toward zero themselves (no llvm.trunc for .rzi) and give 0 for NaN, NVIDIA's
      * value except from f64 or to 64 bits (the sign bit) */
     LLVMValueRef r = mode == IR_M_RZI ? f : f_round_int(E, f, mode);
+    if (E->t->family == TARGET_AMDGPU && st == IR_T_F64 && w == 32 && t_signed(dt)) {
+        /* f64 -> s32 clamped by maximumnum/minimumnum (NaN of either kind gives the other operand, so NaN ->
+         * INT_MIN, NVIDIA's value): v_max_f64, v_min_f64, v_cvt_i32_f64 instead of the saturating
+         * conversion's bound compares plus the NaN select (8 instructions fewer on gfx942) */
+        LLVMTypeRef d = LLVMTypeOf(f);
+        LLVMValueRef lo[2] = {r, LLVMConstReal(d, -2147483648.0)};
+        r = intrin(E, "llvm.maximumnum", &d, 1, lo, 2);
+        LLVMValueRef hi[2] = {r, LLVMConstReal(d, 2147483647.0)};
+        r = intrin(E, "llvm.minimumnum", &d, 1, hi, 2);
+        return LLVMBuildFPToSI(BLD, r, it, "");
+    }
     LLVMTypeRef tys[2] = {it, LLVMTypeOf(f)};
     LLVMValueRef v = intrin(E, t_signed(dt) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", tys, 2, &r, 1);
     bool special = st == IR_T_F64 || w == 64;

@@ -75,17 +75,24 @@ static LLVMValueRef minmax(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_
  * x%0 = x, INT_MIN%-1 = 0. */
 static LLVMValueRef idiv(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_signed, bool rem) {
     LLVMTypeRef t = LLVMTypeOf(a);
-    unsigned w = LLVMGetIntTypeWidth(t);
     LLVMValueRef zero = LLVMBuildICmp(BLD, LLVMIntEQ, b, ci(t, 0), "");
     LLVMValueRef safe = sel(E, zero, ci(t, 1), b);
+    if (is_signed && rem) {
+        /* x % -1 = 0 = x % 1 for every x (NVIDIA's INT_MIN % -1 too): the divisor guard depends on b alone, so
+         * a loop-invariant b keeps its reciprocal (AMDGPU's division expansion) out of the loop */
+        LLVMValueRef m1 = LLVMBuildICmp(BLD, LLVMIntEQ, b, LLVMConstAllOnes(t), "");
+        safe = sel(E, m1, ci(t, 1), safe);
+        return sel(E, zero, LLVMConstAllOnes(t), LLVMBuildSRem(BLD, a, safe, ""));
+    }
     if (is_signed) {
-        LLVMValueRef ovf = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, a, ci(t, 1ull << (w - 1)), ""),
+        /* INT_MIN / -1 = INT_MIN by dividing 0 instead of a: the divisor still depends on b alone (invariant
+         * reciprocal, as above), and where a is known not to be INT_MIN the guard folds away */
+        unsigned w = LLVMGetIntTypeWidth(t);
+        LLVMValueRef min = ci(t, 1ull << (w - 1));
+        LLVMValueRef ovf = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, a, min, ""),
                                         LLVMBuildICmp(BLD, LLVMIntEQ, b, LLVMConstAllOnes(t), ""), "");
-        safe = sel(E, ovf, ci(t, 1), safe);
-        LLVMValueRef q = rem ? LLVMBuildSRem(BLD, a, safe, "") : LLVMBuildSDiv(BLD, a, safe, "");
-        if (rem) q = sel(E, ovf, ci(t, 0), q);
-        /* a / 1 for the overflow case gives a = INT_MIN already.
-         * NVIDIA: quotient and remainder by zero are all ones, signed and unsigned */
+        LLVMValueRef q = sel(E, ovf, min, LLVMBuildSDiv(BLD, sel(E, ovf, ci(t, 0), a), safe, ""));
+        /* NVIDIA: quotient and remainder by zero are all ones, signed and unsigned */
         return sel(E, zero, LLVMConstAllOnes(t), q);
     }
     LLVMValueRef q = rem ? LLVMBuildURem(BLD, a, safe, "") : LLVMBuildUDiv(BLD, a, safe, "");

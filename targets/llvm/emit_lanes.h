@@ -31,8 +31,10 @@ void lanes_count_barrier(emit_ctx *E, const lane_ops *L, LLVMValueRef id, LLVMVa
 bool lanes_warp_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
 /* the generic forms of driver-stub/cpu/mx_forms.h (emit_lanes_mma.c); false for another kind */
 bool lanes_mma_generic(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
-/* the tensor-core f32 sum of c and exact products (f64 terms, terms[0] = c) -> f32 bits (emit_lanes_mma.c) */
-LLVMValueRef lanes_tc_sum_f32(emit_ctx *E, LLVMValueRef *terms, unsigned n, LLVMValueRef exact);
+/* the tensor-core (HMMA) f32 result c + sum a[k] b[k] (f32 values) -> f32 bits; emin: the inputs' least exponent
+ * (mx_forms.h P2N_TC_EMIN_*; emit_lanes_mma.c) */
+LLVMValueRef lanes_tc_dot_f32(emit_ctx *E, LLVMValueRef c, const LLVMValueRef *a, const LLVMValueRef *b, unsigned n,
+                              int emin);
 LLVMValueRef lanes_cttz32(emit_ctx *E, LLVMValueRef v); /* 32 for 0 */
 
 #endif

@@ -4,10 +4,10 @@
  * defines the fragment layouts (PTX ISA's for ldmatrix and mma.sync, our own for wmma: lane l holds elements
  * 8l..8l+7 of the row-major 16x16 matrix, host_abi.h). Each lane fetches the fragment words (or row addresses) of
  * the lanes holding its rows of A and columns of B by lane reads and computes its own outputs. f16 dot products:
- * the products are exact, summed in double in k order and rounded once to f32, as the CPU runtime does (so a
- * module with f16 mma needs Float64 on SPIR-V); with an infinite or NaN term the f32 sum in k order, NaN made
- * canonical. The lane's io block is the one emit_matrix.c builds (address in words 0-1, fragments after). */
+ * the tensor-core sum of lanes_tc_dot_f32, as the CPU runtime forms it (in f64 and i64, so a module with f16 mma
+ * needs Float64 on SPIR-V). The lane's io block is the one emit_matrix.c builds (address in words 0-1, fragments after). */
 #include "../../driver-stub/cpu/host_abi.h"
+#include "../../driver-stub/cpu/mx_forms.h"
 #include "emit_lanes.h"
 
 #define BLD E->B
@@ -26,27 +26,10 @@ static LLVMValueRef byte_s(emit_ctx *E, LLVMValueRef w, unsigned b) {
     return LLVMBuildSExt(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, w, c32(E, 8 * b), ""), E->i8, ""), E->i32, "");
 }
 
-static LLVMValueRef not_finite(emit_ctx *E, LLVMValueRef x, LLVMTypeRef t) {
-    LLVMValueRef ax = intrin(E, "llvm.fabs", &t, 1, &x, 1);
-    return LLVMBuildFCmp(BLD, LLVMRealUGE, ax, LLVMConstReal(t, __builtin_inf()), "");
-}
-
-/* cpu_matrix.c dot_f16: c + sum a[k]*b[k] (f32 values of f16 inputs) -> f32 bits, the tensor-core sum of
- * lanes_tc_sum_f32 (emit_lanes_mma.c) */
+/* cpu_matrix.c dot_f16: c + sum a[k]*b[k] (f32 values of f16 inputs) -> f32 bits, the tensor-core result of
+ * lanes_tc_dot_f32 (emit_lanes_mma.c) */
 static LLVMValueRef dot_f16(emit_ctx *E, LLVMValueRef *a, LLVMValueRef *b, unsigned K, LLVMValueRef cbits) {
-    LLVMValueRef c = LLVMBuildBitCast(BLD, cbits, E->f32, "");
-    LLVMValueRef s = LLVMBuildFPExt(BLD, c, E->f64, ""), r = c, special = not_finite(E, c, E->f32), terms[17];
-    terms[0] = s;
-    for (unsigned k = 0; k < K; k++) {
-        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a[k], E->f64, ""), LLVMBuildFPExt(BLD, b[k], E->f64, ""), "");
-        special = LLVMBuildOr(BLD, special, not_finite(E, p, E->f64), "");
-        s = LLVMBuildFAdd(BLD, s, p, "");
-        terms[1 + k] = p;
-        r = LLVMBuildFAdd(BLD, r, LLVMBuildFMul(BLD, a[k], b[k], ""), "");
-    }
-    LLVMValueRef rb = LLVMBuildBitCast(BLD, r, E->i32, "");
-    rb = sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, r, r, ""), c32(E, 0x7fffffffu), rb);
-    return sel(E, special, rb, lanes_tc_sum_f32(E, terms, K + 1, s));
+    return lanes_tc_dot_f32(E, LLVMBuildBitCast(BLD, cbits, E->f32, ""), a, b, K, P2N_TC_EMIN_F16);
 }
 
 /* io: A words 0-3, B 4-5, C 6-9, D 10-13. Lane l = 4g + t. A (row r, col k) sits in lane 4(r%8) + t' and

@@ -166,35 +166,112 @@ static LLVMValueRef d_to_half(emit_ctx *E, LLVMValueRef d) {
     return LLVMBuildOr(BLD, LLVMBuildTrunc(BLD, bits, E->i32, ""), sign, "");
 }
 
-/* cpu_mma.c tc_sum_f32: terms[0] = c and the exact products (f64), `exact` their f64 sum -> f32 bits (i32).
- * emax from the exponent fields (zero terms skipped; none left: the exact sum), each term scaled by
- * 2^(26-emax) and truncated to i64, the i64 sum rounded toward zero to f32 and scaled back; a zero sum +0. */
-LLVMValueRef lanes_tc_sum_f32(emit_ctx *E, LLVMValueRef *terms, unsigned n, LLVMValueRef exact) {
-    LLVMValueRef emax = c64(E, 0), any = ci(E->i1, 0);
-    for (unsigned i = 0; i < n; i++) {
-        LLVMValueRef ex = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, LLVMBuildBitCast(BLD, terms[i], E->i64, ""), c64(E, 52), ""),
-                                       c64(E, 0x7ff), "");
-        LLVMValueRef nz = LLVMBuildICmp(BLD, LLVMIntNE, ex, c64(E, 0), "");
-        emax = sel(E, LLVMBuildAnd(BLD, nz, LLVMBuildICmp(BLD, LLVMIntUGT, ex, emax, ""), ""), ex, emax);
+/* the frexp exponent of a nonzero finite f32 x from its exponent field, at least emin (>= -125: an f32
+ * subnormal counts as the smallest normal) */
+static LLVMValueRef exp_of(emit_ctx *E, LLVMValueRef x, int emin) {
+    LLVMValueRef ef = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, LLVMBuildBitCast(BLD, x, E->i32, ""), c32(E, 23), ""),
+                                   c32(E, 0xff), "");
+    LLVMValueRef e = LLVMBuildSub(BLD, ef, c32(E, 126), ""), lo = c32(E, (uint32_t)emin);
+    return sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, e, lo, ""), lo, e);
+}
+
+/* 2^e as f64 (-1022 <= e <= 1023), e an i32 */
+static LLVMValueRef pow2_f64(emit_ctx *E, LLVMValueRef e) {
+    LLVMValueRef b = LLVMBuildSExt(BLD, LLVMBuildAdd(BLD, e, c32(E, 1023), ""), E->i64, "");
+    return LLVMBuildBitCast(BLD, LLVMBuildShl(BLD, b, c64(E, 52), ""), E->f64, "");
+}
+
+static LLVMValueRef nonzero(emit_ctx *E, LLVMValueRef x) {
+    return LLVMBuildFCmp(BLD, LLVMRealONE, x, LLVMConstReal(LLVMTypeOf(x), 0.0), "");
+}
+
+/* cpu_mma.c p2n_tc_dot_f32: c + sum a[k] b[k] (f32 values) as the H200's HMMA forms it -> f32 bits (i32). E the
+ * largest of exp(a) + exp(b) over nonzero factor pairs and exp(c) + 1 (exponents at least emin, c's at least
+ * -125); the terms scaled by 2^(27-E), truncated to i64 and summed; the sum times 2^(E-27) (exact in f64) rounded
+ * toward zero to f32, 2^128 and beyond infinity, a zero sum +0; no nonzero term: +0.
+ * Specials: NaN (canonical) for a NaN term, +inf with -inf, or inf * 0; else an infinite term's infinity. */
+LLVMValueRef lanes_tc_dot_f32(emit_ctx *E, LLVMValueRef c, const LLVMValueRef *a, const LLVMValueRef *b, unsigned n,
+                              int emin) {
+    LLVMTypeRef f64 = E->f64;
+    LLVMValueRef inf = LLVMConstReal(f64, __builtin_inf()), ninf_c = LLVMConstReal(f64, -__builtin_inf());
+    LLVMValueRef cd = LLVMBuildFPExt(BLD, c, f64, ""), p[64];
+    LLVMValueRef nan = LLVMBuildFCmp(BLD, LLVMRealUNO, cd, cd, "");
+    LLVMValueRef pinf = LLVMBuildFCmp(BLD, LLVMRealOEQ, cd, inf, ""), ninf = LLVMBuildFCmp(BLD, LLVMRealOEQ, cd, ninf_c, "");
+    LLVMValueRef emax = c32(E, (uint32_t)-100000), any = ci(E->i1, 0);
+    for (unsigned k = 0; k < n; k++) {
+        p[k] = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a[k], f64, ""), LLVMBuildFPExt(BLD, b[k], f64, ""), "");
+        nan = LLVMBuildOr(BLD, nan, LLVMBuildFCmp(BLD, LLVMRealUNO, p[k], p[k], ""), "");
+        pinf = LLVMBuildOr(BLD, pinf, LLVMBuildFCmp(BLD, LLVMRealOEQ, p[k], inf, ""), "");
+        ninf = LLVMBuildOr(BLD, ninf, LLVMBuildFCmp(BLD, LLVMRealOEQ, p[k], ninf_c, ""), "");
+        LLVMValueRef nz = LLVMBuildAnd(BLD, nonzero(E, a[k]), nonzero(E, b[k]), "");
+        LLVMValueRef e = LLVMBuildAdd(BLD, exp_of(E, a[k], emin), exp_of(E, b[k], emin), "");
+        emax = sel(E, LLVMBuildAnd(BLD, nz, LLVMBuildICmp(BLD, LLVMIntSGT, e, emax, ""), ""), e, emax);
         any = LLVMBuildOr(BLD, any, nz, "");
     }
-    /* emax is the biased exponent field: frexp's exponent is emax - 1022 */
-    LLVMValueRef sbits = LLVMBuildShl(BLD, LLVMBuildSub(BLD, c64(E, 26 + 1022 + 1023), emax, ""), c64(E, 52), "");
-    LLVMValueRef ubits = LLVMBuildShl(BLD, LLVMBuildAdd(BLD, emax, c64(E, 1023 - 1022 - 26), ""), c64(E, 52), "");
-    LLVMValueRef scale = LLVMBuildBitCast(BLD, sbits, E->f64, ""), unscale = LLVMBuildBitCast(BLD, ubits, E->f64, "");
-    LLVMValueRef S = c64(E, 0);
-    for (unsigned i = 0; i < n; i++)
-        S = LLVMBuildAdd(BLD, S, LLVMBuildFPToSI(BLD, LLVMBuildFMul(BLD, terms[i], scale, ""), E->i64, ""), "");
-    LLVMValueRef x = LLVMBuildSIToFP(BLD, S, E->f64, ""), y = LLVMBuildFPTrunc(BLD, x, E->f32, "");
-    LLVMTypeRef f64 = E->f64;
-    LLVMValueRef ay = LLVMBuildFPExt(BLD, y, E->f64, ""), ax = intrin(E, "llvm.fabs", &f64, 1, &x, 1);
+    LLVMValueRef nzc = nonzero(E, c), ec = add(E, exp_of(E, c, -125), 1);
+    emax = sel(E, LLVMBuildAnd(BLD, nzc, LLVMBuildICmp(BLD, LLVMIntSGT, ec, emax, ""), ""), ec, emax);
+    any = LLVMBuildOr(BLD, any, nzc, "");
+    /* with no nonzero term emax is the sentinel: clamp it so the (unused) scale stays a number */
+    emax = sel(E, any, emax, c32(E, 0));
+    LLVMValueRef scale = pow2_f64(E, LLVMBuildSub(BLD, c32(E, 27), emax, ""));
+    LLVMValueRef S = LLVMBuildFPToSI(BLD, LLVMBuildFMul(BLD, cd, scale, ""), E->i64, "");
+    for (unsigned k = 0; k < n; k++)
+        S = LLVMBuildAdd(BLD, S, LLVMBuildFPToSI(BLD, LLVMBuildFMul(BLD, p[k], scale, ""), E->i64, ""), "");
+    LLVMValueRef x = LLVMBuildFMul(BLD, LLVMBuildSIToFP(BLD, S, f64, ""), pow2_f64(E, add(E, emax, (unsigned)-27)), "");
+    LLVMValueRef ax = intrin(E, "llvm.fabs", &f64, 1, &x, 1), y = LLVMBuildFPTrunc(BLD, x, E->f32, "");
+    LLVMValueRef ay = LLVMBuildFPExt(BLD, y, f64, "");
     ay = intrin(E, "llvm.fabs", &f64, 1, &ay, 1);
     LLVMValueRef yb = LLVMBuildBitCast(BLD, y, E->i32, "");
     yb = sel(E, LLVMBuildFCmp(BLD, LLVMRealOGT, ay, ax, ""), LLVMBuildSub(BLD, yb, c32(E, 1), ""), yb);
-    LLVMValueRef r = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, LLVMBuildBitCast(BLD, yb, E->f32, ""), E->f64, ""), unscale, "");
-    LLVMValueRef rb = LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, r, E->f32, ""), E->i32, "");
-    rb = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, S, c64(E, 0), ""), c32(E, 0), rb);
-    return sel(E, any, rb, LLVMBuildBitCast(BLD, LLVMBuildFPTrunc(BLD, exact, E->f32, ""), E->i32, ""));
+    LLVMValueRef xinf = sel(E, LLVMBuildFCmp(BLD, LLVMRealOGT, x, LLVMConstReal(f64, 0.0), ""), c32(E, 0x7f800000u),
+                            c32(E, 0xff800000u));
+    yb = sel(E, LLVMBuildFCmp(BLD, LLVMRealOGE, ax, LLVMConstReal(f64, 0x1p128), ""), xinf, yb);
+    yb = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, S, c64(E, 0), ""), c32(E, 0), yb);
+    yb = sel(E, any, yb, c32(E, 0)); /* zeros only: +0 whatever their signs (probe_mma_m16n8k16_f32_f16_edges) */
+    LLVMValueRef sinf = sel(E, pinf, c32(E, 0x7f800000u), c32(E, 0xff800000u));
+    yb = sel(E, LLVMBuildOr(BLD, pinf, ninf, ""), sinf, yb);
+    return sel(E, LLVMBuildOr(BLD, nan, LLVMBuildAnd(BLD, pinf, ninf, ""), ""), c32(E, 0x7fffffffu), yb);
+}
+
+/* cpu_mma.c f16_hmma: the value (f64) of an f16 result c (f64) + sum a[k] b[k]: the exact sum rounded once to
+ * nearest f16; an infinite or NaN term: the f32 sum in k order */
+static LLVMValueRef f16_hmma(emit_ctx *E, LLVMValueRef c, const LLVMValueRef *a, const LLVMValueRef *b, unsigned n) {
+    LLVMValueRef special = is_nonfinite(E, c), s = c, x = LLVMBuildFPTrunc(BLD, c, E->f32, "");
+    for (unsigned k = 0; k < n; k++) {
+        LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, a[k], E->f64, ""), LLVMBuildFPExt(BLD, b[k], E->f64, ""), "");
+        special = LLVMBuildOr(BLD, special, is_nonfinite(E, p), "");
+        s = LLVMBuildFAdd(BLD, s, p, "");
+        x = LLVMBuildFAdd(BLD, x, LLVMBuildFMul(BLD, a[k], b[k], ""), "");
+    }
+    LLVMValueRef h = half_to_float(E, LLVMBuildTrunc(BLD, d_to_half(E, s), E->i16, ""), false);
+    return sel(E, special, LLVMBuildFPExt(BLD, x, E->f64, ""), LLVMBuildFPExt(BLD, h, E->f64, ""));
+}
+
+/* f64 value -> f16 bits (i32), NaN canonical */
+static LLVMValueRef half_bits(emit_ctx *E, LLVMValueRef v) {
+    return sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, v, v, ""), c32(E, 0x7fffu), d_to_half(E, v));
+}
+
+/* cpu_mma.c fp8_sm90: two HMMA from zero over k % 4 in {0, 1}, then {2, 3}; C added by FADD / HADD2 */
+static LLVMValueRef fp8_sm90(emit_ctx *E, const p2n_mx *f, const LLVMValueRef *av, const LLVMValueRef *bv,
+                             LLVMValueRef craw) {
+    unsigned K = f->k;
+    LLVMValueRef a[2][16], b[2][16];
+    for (unsigned k = 0; k < K; k++) {
+        unsigned h = (k >> 1) & 1, i = (k >> 2) * 2 + (k & 1);
+        a[h][i] = av[k];
+        b[h][i] = bv[k];
+    }
+    LLVMValueRef cv = value_of(E, f->tc, craw);
+    if (f->td == MXE_F16) {
+        LLVMValueRef acc = f16_hmma(E, LLVMConstReal(E->f64, 0.0), a[0], b[0], K / 2);
+        acc = f16_hmma(E, acc, a[1], b[1], K / 2);
+        return half_bits(E, LLVMBuildFAdd(BLD, LLVMBuildFPExt(BLD, cv, E->f64, ""), acc, ""));
+    }
+    LLVMValueRef acc = lanes_tc_dot_f32(E, LLVMConstReal(E->f32, 0.0), a[0], b[0], K / 2, P2N_TC_EMIN_F16);
+    acc = lanes_tc_dot_f32(E, LLVMBuildBitCast(BLD, acc, E->f32, ""), a[1], b[1], K / 2, P2N_TC_EMIN_F16);
+    LLVMValueRef d = LLVMBuildFAdd(BLD, cv, LLVMBuildBitCast(BLD, acc, E->f32, ""), "");
+    return sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, d, d, ""), c32(E, 0x7fffffffu), LLVMBuildBitCast(BLD, d, E->i32, ""));
 }
 
 /* one D element (raw bits, i32 or i64) from row r of A, column c of B and the raw C element */
@@ -217,35 +294,16 @@ static LLVMValueRef dot(emit_ctx *E, const p2n_mx *f, LLVMValueRef A, LLVMValueR
         }
         return LLVMBuildBitCast(BLD, d, E->i64, "");
     }
+    if (f->ta == MXE_E4M3 || f->ta == MXE_E5M2) return fp8_sm90(E, f, av, bv, craw);
     if (is_float(f->ta)) {
         LLVMValueRef cf = value_of(E, f->tc, craw);
-        LLVMValueRef special = is_nonfinite(E, cf), s = LLVMBuildFPExt(BLD, cf, E->f64, ""), x = cf, terms[65];
-        terms[0] = s;
-        for (unsigned k = 0; k < K; k++) {
-            LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, av[k], E->f64, ""), LLVMBuildFPExt(BLD, bv[k], E->f64, ""), "");
-            special = LLVMBuildOr(BLD, special, is_nonfinite(E, p), "");
-            s = LLVMBuildFAdd(BLD, s, p, "");
-            terms[1 + k] = p;
-            x = LLVMBuildFAdd(BLD, x, LLVMBuildFMul(BLD, av[k], bv[k], ""), "");
-        }
-        bool h = f->td == MXE_F16;
-        LLVMValueRef xr = h ? d_to_half(E, LLVMBuildFPExt(BLD, x, E->f64, "")) : LLVMBuildBitCast(BLD, x, E->i32, "");
-        xr = sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, x, x, ""), c32(E, h ? 0x7fffu : 0x7fffffffu), xr);
-        LLVMValueRef sr;
-        if (h) {
-            sr = d_to_half(E, s);
-        } else { /* cpu_mma.c compute: wmma .tf32 in steps of k = 4 */
-            unsigned blk = f->wmma && f->ta == MXE_TF32 ? 4 : K;
-            LLVMValueRef acc = cf;
-            for (unsigned k0 = 0; k0 < K; k0 += blk) {
-                LLVMValueRef t[65], ex = LLVMBuildFPExt(BLD, acc, E->f64, "");
-                t[0] = ex;
-                for (unsigned k = 0; k < blk; k++) ex = LLVMBuildFAdd(BLD, ex, t[1 + k] = terms[1 + k0 + k], "");
-                acc = LLVMBuildBitCast(BLD, lanes_tc_sum_f32(E, t, blk + 1, ex), E->f32, "");
-            }
-            sr = LLVMBuildBitCast(BLD, acc, E->i32, "");
-        }
-        return sel(E, special, xr, sr);
+        if (f->td == MXE_F16) return half_bits(E, f16_hmma(E, LLVMBuildFPExt(BLD, cf, E->f64, ""), av, bv, K));
+        /* cpu_mma.c compute: wmma .tf32 in steps of k = 4 */
+        unsigned blk = f->wmma && f->ta == MXE_TF32 ? 4 : K;
+        LLVMValueRef acc = cf;
+        for (unsigned k0 = 0; k0 < K; k0 += blk)
+            acc = LLVMBuildBitCast(BLD, lanes_tc_dot_f32(E, acc, av + k0, bv + k0, blk, p2n_mx_emin(f->ta)), E->f32, "");
+        return LLVMBuildBitCast(BLD, acc, E->i32, "");
     }
     LLVMValueRef s = LLVMBuildSExt(BLD, craw, E->i64, "");
     for (unsigned k = 0; k < K; k++) {

@@ -1,8 +1,8 @@
 /* emit_mma.c — the generic warp-matrix forms (driver-stub/cpu/mx_forms.h): recognises mma.sync and wmma.mma of
- * every shape and type the PTX ISA lists for sm_70..sm_90 (except the quad-pair m8n8k4 .f16 form and fp8), the wmma
- * fragment loads and stores of those forms and movmatrix, and hands them to the runtime's warp_matrix entry
- * (host) or the target's lane lowering (emit_lanes_mma.c) as one op word plus the lane's io block. The forms
- * emit_matrix.c handles itself never reach here. */
+ * every shape and type the PTX ISA lists for sm_70..sm_90 (except the quad-pair m8n8k4 .f16 form, and of fp8 only
+ * m16n8k32 with .f32 accumulation), the wmma fragment loads and stores of those forms and movmatrix, and hands
+ * them to the runtime's warp_matrix entry (host) or the target's lane lowering (emit_lanes_mma.c) as one op word
+ * plus the lane's io block. The forms emit_matrix.c handles itself never reach here. */
 #include "emit.h"
 #include "../../driver-stub/cpu/mx_forms.h"
 
@@ -158,11 +158,6 @@ static bool emit_mma_op(emit_ctx *E, const ir_ins *ins, bool wmma) {
         return false;
     }
     if (td < 0 || ta < 0 || tb < 0 || tc < 0 || !acc_ok(ta, td, tc)) return false;
-    if (!wmma && is_fp8(ta) && mma_shape_ok(ta, tb, p2n_mx_shapes[s][0], p2n_mx_shapes[s][1], p2n_mx_shapes[s][2])) {
-        /* the H200 recordings (tests/conformance mma cases with e4m3/e5m2) fit no accumulation model tried */
-        emit_unsupported(E, "mma with .e4m3/.e5m2 inputs (NVIDIA's fp8 accumulation fits no model we have)");
-        return true;
-    }
     unsigned second, first = layouts(ins, &second);
     if (wmma) {
         bool same = ta == tb || (is_int8(ta) && is_int8(tb)) || (is_int4(ta) && is_int4(tb));

@@ -75,7 +75,9 @@ const char *ins_name(emit_ctx *E, const ir_ins *ins, char *buf, size_t n) {
     return buf;
 }
 
-void emit_unsupported(emit_ctx *E, const char *why) {
+void emit_unsupported(emit_ctx *E, const char *why) { emit_unsupported_as(E, why, DEFER_STUB); }
+
+void emit_unsupported_as(emit_ctx *E, const char *why, defer_kind kind) {
     char name[256], text[768];
     const ir_ins *ins = E->ins;
     if (ins)
@@ -84,7 +86,7 @@ void emit_unsupported(emit_ctx *E, const char *why) {
     else
         snprintf(text, sizeof text, "unsupported PTX construct for target %s: %s", E->t->name, why ? why : "?");
     /* --defer-unsupported: the function is stubbed (defer_unsupported.c), the diagnostic is a warning */
-    bool deferred = defer_note(E, text);
+    bool deferred = kind != DEFER_NEVER && defer_note_as(E, text, kind);
     if (ins) {
         if (deferred) diag_warning(E->d, ins->line, ins->col, "%s", text);
         else diag_error(E->d, ins->line, ins->col, "%s", text);

@@ -8,6 +8,7 @@
  */
 #include "emit_texture.h"
 #include "texture_desc.h"
+#include "../../driver-stub/cpu/host_abi.h"
 
 #define BLD (E->B)
 
@@ -45,8 +46,33 @@ static LLVMValueRef clamp64(emit_ctx *E, LLVMValueRef v, LLVMValueRef lo, LLVMVa
     return sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, v, hi, ""), hi, v);
 }
 
+/* NVIDIA's memory errors for surface accesses (H200 recordings, family tex): an out-of-range .trap access fails
+ * the launch with CUDA_ERROR_ILLEGAL_ADDRESS, one whose byte x is not a multiple of the access size with
+ * CUDA_ERROR_MISALIGNED_ADDRESS whatever the mode. The runtime's assertfail with a char size that names the
+ * error (host_abi.h) is the one exit for both on every target: the CPU runtime and the SPIR-V error record
+ * (spirv_hooks.c) report that error with the address, AMDGPU traps. */
+static void fault_unless(emit_ctx *E, LLVMValueRef ok, uint64_t kind, LLVMValueRef addr) {
+    if (LLVMIsAConstantInt(ok) && LLVMConstIntGetZExtValue(ok)) return;
+    LLVMBasicBlockRef bad = new_bb(E, "su.fault"), cont = new_bb(E, "su.ok");
+    LLVMBuildCondBr(BLD, ok, cont, bad);
+    LLVMPositionBuilderAtEnd(BLD, bad);
+    LLVMValueRef nul = LLVMConstNull(E->ptr);
+    LLVMValueRef a[6] = {E->ctx, LLVMBuildIntToPtr(BLD, addr, E->ptr, ""), nul, c32(E, 0), nul, c64(E, kind)};
+    rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
+    LLVMBuildUnreachable(BLD);
+    LLVMPositionBuilderAtEnd(BLD, cont);
+}
+
+static LLVMValueRef texel_addr(emit_ctx *E, LLVMValueRef base, LLVMValueRef spitch, LLVMValueRef pitch,
+                               LLVMValueRef x, LLVMValueRef y, LLVMValueRef z) {
+    LLVMValueRef a = LLVMBuildAdd(BLD, base, LLVMBuildMul(BLD, z, spitch, ""), "");
+    a = LLVMBuildAdd(BLD, a, LLVMBuildMul(BLD, y, pitch, ""), "");
+    return LLVMBuildAdd(BLD, a, x, "");
+}
+
 /* the address of `size` bytes at the coordinates of texture operand `ta` ([h, {c}]); *inb: whether in range.
- * .trap traps here when out of range, .clamp moves the access in range. NULL after a diagnostic. */
+ * a misaligned x fails here, so does an out-of-range .trap access; .clamp moves the access in range. NULL after a
+ * diagnostic. */
 static LLVMValueRef surf_addr(emit_ctx *E, const ir_ins *ins, const ir_operand *ta, unsigned size, bool bytes,
                               LLVMValueRef *inb) {
     sgeom g;
@@ -85,7 +111,14 @@ static LLVMValueRef surf_addr(emit_ctx *E, const ir_ins *ins, const ir_operand *
     ok = LLVMBuildAnd(BLD, ok, LLVMBuildICmp(BLD, LLVMIntSGE, z, c64(E, 0), ""), "");
     ok = LLVMBuildAnd(BLD, ok, LLVMBuildICmp(BLD, LLVMIntSLT, z, zz, ""), "");
     ir_mod mode = oob_mode(ins);
-    if (mode == IR_M_TRAP) tex_trap_unless(E, ok);
+    LLVMValueRef base = texd_load(E, d, P2N_TEXD_BASE, E->i64);
+    LLVMValueRef pitch = texd_load(E, d, P2N_TEXD_PITCH, E->i64), spitch = texd_load(E, d, P2N_TEXD_SLICE_PITCH, E->i64);
+    if (bytes && size > 1 && !(size & (size - 1))) { /* reported with the address as given, before clamping */
+        LLVMValueRef low = LLVMBuildAnd(BLD, x, c64(E, size - 1), "");
+        fault_unless(E, LLVMBuildICmp(BLD, LLVMIntEQ, low, c64(E, 0), ""), P2N_ASSERT_MISALIGNED_ADDRESS,
+                     texel_addr(E, base, spitch, pitch, x, y, z));
+    }
+    if (mode == IR_M_TRAP) fault_unless(E, ok, P2N_ASSERT_ILLEGAL_ADDRESS, texel_addr(E, base, spitch, pitch, x, y, z));
     if (mode == IR_M_CLAMP) { /* the nearest location where `size` bytes fit (an array narrower than that traps) */
         tex_trap_unless(E, LLVMBuildICmp(BLD, LLVMIntSGE, wb, sz, ""));
         x = clamp64(E, x, c64(E, 0), LLVMBuildSub(BLD, wb, sz, ""));
@@ -94,10 +127,7 @@ static LLVMValueRef surf_addr(emit_ctx *E, const ir_ins *ins, const ir_operand *
         ok = ci(E->i1, 1);
     }
     *inb = ok;
-    LLVMValueRef a = texd_load(E, d, P2N_TEXD_BASE, E->i64);
-    a = LLVMBuildAdd(BLD, a, LLVMBuildMul(BLD, z, texd_load(E, d, P2N_TEXD_SLICE_PITCH, E->i64), ""), "");
-    a = LLVMBuildAdd(BLD, a, LLVMBuildMul(BLD, y, texd_load(E, d, P2N_TEXD_PITCH, E->i64), ""), "");
-    return LLVMBuildAdd(BLD, a, x, "");
+    return texel_addr(E, base, spitch, pitch, x, y, z);
 }
 
 static unsigned vec_of(const ir_ins *ins) { return ir_ins_has(ins, IR_M_V4) ? 4 : ir_ins_has(ins, IR_M_V2) ? 2 : 1; }
@@ -320,12 +350,13 @@ static bool emit_sured(emit_ctx *E, const ir_ins *ins) {
 }
 
 /* suq: only .width .height .depth; NVIDIA's JIT refuses a module with any other attribute on an object handle
- * (cuModuleLoadDataEx: CUDA_ERROR_NOT_SUPPORTED), so those are diagnosed */
+ * (cuModuleLoadDataEx: CUDA_ERROR_NOT_SUPPORTED), so those are diagnosed, and never deferred to launch: the
+ * driver stub's JIT fails the module the same way */
 static bool emit_suq(emit_ctx *E, const ir_ins *ins) {
     unsigned off = ir_ins_has(ins, IR_M_WIDTH) ? P2N_TEXD_WIDTH : ir_ins_has(ins, IR_M_HEIGHT) ? P2N_TEXD_HEIGHT
                  : ir_ins_has(ins, IR_M_DEPTH) ? P2N_TEXD_DEPTH : 0;
     if (!off) {
-        emit_unsupported(E, "suq of this attribute on a surface object: NVIDIA's JIT refuses it too");
+        emit_unsupported_as(E, "suq of this attribute on a surface object: NVIDIA's JIT refuses it too", DEFER_NEVER);
         return false;
     }
     if (ins->nops != 2) {

@@ -87,6 +87,15 @@ static LLVMValueRef fence_in(emit_ctx *E, p2n_scope s) {
     return LLVMBuildFenceSyncScope(BLD, LLVMAtomicOrderingSequentiallyConsistent, scope_id(E, s), "");
 }
 
+/* The CTA fence on one side of bar/barrier: `amd` (release before, acquire after) on AMDGPU, the fence; s_barrier;
+ * fence pattern of the AMDGPU memory model (what HIP's __syncthreads emits: gfx11 then needs no L0 invalidate
+ * before the barrier); a barrier every participant must reach orders nothing more with seq_cst. Other targets
+ * keep seq_cst (the host's runtime call orders anyway; SPIR-V consumers see the same fences as before). */
+static void bar_fence(emit_ctx *E, LLVMAtomicOrdering amd) {
+    LLVMAtomicOrdering o = E->t->family == TARGET_AMDGPU ? amd : LLVMAtomicOrderingSequentiallyConsistent;
+    LLVMBuildFenceSyncScope(BLD, o, scope_id(E, P2N_SCOPE_CTA), "");
+}
+
 /* ---------------------------------------------------------------- atomics */
 
 static LLVMAtomicOrdering sem_of(const ir_ins *ins) {
@@ -391,10 +400,10 @@ bool emit_sync(emit_ctx *E, const ir_ins *ins) {
         }
         LLVMValueRef id = ins->nops > 0 ? rd(E, &o[0], IR_T_U32) : c32(E, 0);
         LLVMValueRef cnt = ins->nops > 1 ? rd(E, &o[1], IR_T_U32) : c32(E, 0);
-        fence_in(E, P2N_SCOPE_CTA);
+        bar_fence(E, LLVMAtomicOrderingRelease);
         LLVMValueRef a[4] = {E->ctx, id, cnt, c32(E, arrive ? 1 : 0)};
         rt_call(E, RT_BARRIER, E->vd, a, 4);
-        fence_in(E, P2N_SCOPE_CTA);
+        bar_fence(E, LLVMAtomicOrderingAcquire);
         return true;
     }
     case IR_OP_BAR_WARP_SYNC: {

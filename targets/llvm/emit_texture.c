@@ -279,13 +279,15 @@ LLVMValueRef tex_query_size(emit_ctx *E, LLVMValueRef d, unsigned off, bool surf
 
 /* txq on a texture object: NVIDIA's JIT (H200, driver 580) accepts only .width .height .depth (and their .level
  * forms) with object handles; a kernel with any other attribute is not compiled (cuModuleGetFunction fails), so
- * those are diagnosed here rather than answered with values NVIDIA never returns */
+ * those are diagnosed here rather than answered with values NVIDIA never returns; under --defer-unsupported
+ * (the driver stub's JIT) such kernels are left out of the module the same way (DEFER_ABSENT) */
 static bool emit_txq(emit_ctx *E, const ir_ins *ins) {
     bool lvl = ir_ins_has(ins, IR_M_LEVEL);
     unsigned off = ir_ins_has(ins, IR_M_WIDTH) ? P2N_TEXD_WIDTH : ir_ins_has(ins, IR_M_HEIGHT) ? P2N_TEXD_HEIGHT
                  : ir_ins_has(ins, IR_M_DEPTH) ? P2N_TEXD_DEPTH : 0;
     if (!off) {
-        emit_unsupported(E, "txq of this attribute on a texture object: NVIDIA's JIT does not compile it either");
+        emit_unsupported_as(E, "txq of this attribute on a texture object: NVIDIA's JIT does not compile it either",
+                            DEFER_ABSENT);
         return false;
     }
     if (ins->nops != (lvl ? 3 : 2)) {

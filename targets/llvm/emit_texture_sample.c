@@ -3,8 +3,8 @@
  * What NVIDIA does (CUDA C Programming Guide, "Texture Fetching"; checked against H200 recordings of family tex):
  *  - normalised coordinates are scaled by the size; point sampling reads T[floor(x)];
  *  - linear filtering reads T[i] and T[i+1] with i = floor(x - 0.5) and the weight alpha = frac(x - 0.5) held in
- *    9-bit fixed point with 8 fraction bits (tex_weight), blended per dimension (tex_blend), only for float
- *    results (float/half data, or 8/16-bit integers read as normalised floats);
+ *    9-bit fixed point with 8 fraction bits (tex_weight); the 2^n texels are blended in one weighted sum with the
+ *    H200's fixed-point arithmetic (emit_texture_filter.c), integers read as integers too;
  *  - each texel index is addressed on its own (wrap, clamp, mirror, border; wrap and mirror only with normalised
  *    coordinates, else clamp), so linear filtering with wrap blends the last and the first texel, and with border
  *    a texel outside reads the border colour before the blend;
@@ -19,38 +19,21 @@
 #include <string.h>
 
 #include "emit_texture.h"
+#include "emit_texture_filter.h"
 #include "texture_desc.h"
 
 #define BLD (E->B)
 
-typedef struct saved {
-    LLVMBuilderRef B;
-    LLVMValueRef cur;
-} saved;
+typedef tex_saved saved;
 
 LLVMTypeRef tex_v4i(emit_ctx *E) { return LLVMVectorType(E->i32, 4); }
-static LLVMTypeRef v4f(emit_ctx *E) { return LLVMVectorType(E->f32, 4); }
 
 /* start the body of helper `name` on a builder of its own (E->B and E->cur point at it until helper_end), so the
  * emission's small helpers (sel, intrin, half_to_float...) work unchanged inside it */
 static LLVMValueRef helper_begin(emit_ctx *E, const char *name, LLVMTypeRef ft, saved *s) {
-    LLVMValueRef fn = LLVMAddFunction(E->M, name, ft);
-    LLVMSetLinkage(fn, LLVMInternalLinkage);
-    unsigned k = LLVMGetEnumAttributeKindForName("nounwind", 8);
-    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, k, 0));
-    s->B = E->B;
-    s->cur = E->cur;
-    E->B = LLVMCreateBuilderInContext(E->C);
-    E->cur = fn;
-    LLVMPositionBuilderAtEnd(E->B, new_bb(E, "entry"));
-    return fn;
+    return tex_helper_begin(E, name, ft, s);
 }
-
-static void helper_end(emit_ctx *E, saved *s) {
-    LLVMDisposeBuilder(E->B);
-    E->B = s->B;
-    E->cur = s->cur;
-}
+static void helper_end(emit_ctx *E, saved *s) { tex_helper_end(E, s); }
 
 LLVMValueRef tex_call(emit_ctx *E, LLVMValueRef fn, LLVMValueRef *args, unsigned n) {
     return LLVMBuildCall2(BLD, LLVMGlobalGetValueType(fn), fn, args, n, "");
@@ -78,21 +61,45 @@ static LLVMValueRef promotes(emit_ctx *E, LLVMValueRef fmt, LLVMValueRef flags) 
     LLVMValueRef small = or1(E, or1(E, eq32(E, fmt, 0x01), eq32(E, fmt, 0x02)), or1(E, eq32(E, fmt, 0x08), eq32(E, fmt, 0x09)));
     return and1(E, small, LLVMBuildNot(BLD, flag(E, flags, P2N_TEX_READ_AS_INTEGER), ""));
 }
-static LLVMValueRef float_result(emit_ctx *E, LLVMValueRef fmt, LLVMValueRef flags) {
-    return or1(E, promotes(E, fmt, flags), or1(E, eq32(E, fmt, 0x10), eq32(E, fmt, 0x20)));
-}
 
-/* sRGB to linear for 8-bit channels, as a 256-entry table (the hardware decodes from 8 bits; a table has no
- * pow() for the targets to lower) */
+/* sRGB to linear for 8-bit channels: the H200's values have 8 significant bits (bfloat16, listed here) and are
+ * up to one such step from the sRGB formula (rounded to bfloat16: 227 of 256), so they come from the recordings
+ * (tex/probe_srgb_point, tex/fmt_srgb) */
+static const uint16_t srgb_bf16[256] = {
+    0x0000, 0x39a0, 0x3a20, 0x3a70, 0x3aa0, 0x3ac8, 0x3af0, 0x3b0c, 0x3b20, 0x3b34, 0x3b48, 0x3b5c,
+    0x3b70, 0x3b84, 0x3b90, 0x3b9c, 0x3baa, 0x3bb8, 0x3bc6, 0x3bd6, 0x3be6, 0x3bf6, 0x3c03, 0x3c0c,
+    0x3c16, 0x3c1f, 0x3c29, 0x3c34, 0x3c3e, 0x3c49, 0x3c55, 0x3c60, 0x3c6c, 0x3c7a, 0x3c83, 0x3c8a,
+    0x3c91, 0x3c98, 0x3c9f, 0x3ca6, 0x3cae, 0x3cb6, 0x3cbe, 0x3cc6, 0x3cce, 0x3cd7, 0x3ce0, 0x3ce9,
+    0x3cf2, 0x3cfc, 0x3d03, 0x3d08, 0x3d0d, 0x3d12, 0x3d17, 0x3d1c, 0x3d22, 0x3d28, 0x3d2d, 0x3d33,
+    0x3d39, 0x3d3f, 0x3d45, 0x3d4c, 0x3d52, 0x3d58, 0x3d60, 0x3d66, 0x3d6c, 0x3d74, 0x3d7a, 0x3d81,
+    0x3d85, 0x3d88, 0x3d8c, 0x3d90, 0x3d94, 0x3d98, 0x3d9c, 0x3da0, 0x3da4, 0x3da9, 0x3dad, 0x3db1,
+    0x3db6, 0x3dba, 0x3dbf, 0x3dc3, 0x3dc8, 0x3dcd, 0x3dd1, 0x3dd6, 0x3ddb, 0x3de0, 0x3de5, 0x3dea,
+    0x3df0, 0x3df4, 0x3dfa, 0x3e00, 0x3e02, 0x3e05, 0x3e08, 0x3e0b, 0x3e0e, 0x3e11, 0x3e14, 0x3e17,
+    0x3e1a, 0x3e1d, 0x3e20, 0x3e23, 0x3e26, 0x3e29, 0x3e2c, 0x3e30, 0x3e33, 0x3e36, 0x3e3a, 0x3e3d,
+    0x3e40, 0x3e44, 0x3e47, 0x3e4b, 0x3e4e, 0x3e52, 0x3e56, 0x3e59, 0x3e5d, 0x3e61, 0x3e65, 0x3e68,
+    0x3e6c, 0x3e70, 0x3e74, 0x3e78, 0x3e7c, 0x3e80, 0x3e82, 0x3e84, 0x3e86, 0x3e88, 0x3e8a, 0x3e8d,
+    0x3e8f, 0x3e91, 0x3e93, 0x3e95, 0x3e98, 0x3e9a, 0x3e9c, 0x3e9e, 0x3ea1, 0x3ea3, 0x3ea5, 0x3ea8,
+    0x3eaa, 0x3ead, 0x3eaf, 0x3eb2, 0x3eb4, 0x3eb6, 0x3eb9, 0x3ebc, 0x3ebe, 0x3ec1, 0x3ec3, 0x3ec6,
+    0x3ec8, 0x3ecb, 0x3ece, 0x3ed1, 0x3ed3, 0x3ed6, 0x3ed9, 0x3edb, 0x3ede, 0x3ee1, 0x3ee4, 0x3ee7,
+    0x3eea, 0x3eed, 0x3ef0, 0x3ef2, 0x3ef6, 0x3ef8, 0x3efc, 0x3efe, 0x3f01, 0x3f02, 0x3f04, 0x3f05,
+    0x3f07, 0x3f09, 0x3f0a, 0x3f0c, 0x3f0d, 0x3f0f, 0x3f11, 0x3f12, 0x3f14, 0x3f16, 0x3f17, 0x3f19,
+    0x3f1b, 0x3f1c, 0x3f1e, 0x3f20, 0x3f21, 0x3f23, 0x3f25, 0x3f27, 0x3f29, 0x3f2a, 0x3f2c, 0x3f2e,
+    0x3f30, 0x3f32, 0x3f33, 0x3f35, 0x3f37, 0x3f39, 0x3f3b, 0x3f3d, 0x3f3f, 0x3f41, 0x3f43, 0x3f45,
+    0x3f47, 0x3f49, 0x3f4b, 0x3f4d, 0x3f4f, 0x3f51, 0x3f53, 0x3f55, 0x3f57, 0x3f59, 0x3f5b, 0x3f5d,
+    0x3f5f, 0x3f61, 0x3f63, 0x3f65, 0x3f68, 0x3f6a, 0x3f6c, 0x3f6e, 0x3f70, 0x3f72, 0x3f74, 0x3f76,
+    0x3f7a, 0x3f7c, 0x3f7e, 0x3f80,
+};
+
 static LLVMValueRef srgb_table(emit_ctx *E) {
     static const char name[] = "__p2n_tex_srgb";
     LLVMValueRef g = LLVMGetNamedGlobal(E->M, name);
     if (g) return g;
     LLVMValueRef v[256];
     for (int i = 0; i < 256; i++) {
-        double c = i / 255.0;
-        double l = c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4);
-        v[i] = LLVMConstReal(E->f32, (float)l);
+        uint32_t bits = (uint32_t)srgb_bf16[i] << 16;
+        float f;
+        memcpy(&f, &bits, sizeof f);
+        v[i] = LLVMConstReal(E->f32, f);
     }
     LLVMTypeRef at = LLVMArrayType2(E->f32, 256);
     g = LLVMAddGlobalInAddressSpace(E->M, at, name, E->t->family == TARGET_SPIRV ? E->t->as_global : 0); /* as module globals */
@@ -102,9 +109,10 @@ static LLVMValueRef srgb_table(emit_ctx *E) {
     return g;
 }
 
-/* one channel's raw bits (zero-extended) -> result lane */
+/* one channel's raw bits (zero-extended) -> result lane; `ints`: 8/16-bit normalised data stay the stored
+ * integers (sign-extended), for the linear filter (emit_texture_filter.c) */
 static LLVMValueRef decode(emit_ctx *E, LLVMValueRef raw, LLVMValueRef bpc, LLVMValueRef fmt, LLVMValueRef flags,
-                           unsigned c) {
+                           unsigned c, bool ints) {
     LLVMValueRef sgn = or1(E, or1(E, eq32(E, fmt, 0x08), eq32(E, fmt, 0x09)), eq32(E, fmt, 0x0a));
     LLVMValueRef sh = LLVMBuildSub(BLD, c32(E, 32), LLVMBuildMul(BLD, bpc, c32(E, 8), ""), "");
     sh = sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, sh, c32(E, 24), ""), c32(E, 0), sh); /* bpc outside 1..4: raw */
@@ -121,9 +129,10 @@ static LLVMValueRef decode(emit_ctx *E, LLVMValueRef raw, LLVMValueRef bpc, LLVM
         LLVMValueRef idx[2] = {c64(E, 0), LLVMBuildZExt(BLD, LLVMBuildAnd(BLD, raw, c32(E, 0xff), ""), E->i64, "")};
         LLVMValueRef p = LLVMBuildGEP2(BLD, LLVMGlobalGetValueType(g), g, idx, 2, "");
         nf = sel(E, srgb, LLVMBuildLoad2(BLD, E->f32, p, ""), nf);
+        if (ints) ext = sel(E, srgb, LLVMBuildBitCast(BLD, nf, E->i32, ""), ext);
     }
     LLVMValueRef nbits = LLVMBuildBitCast(BLD, nf, E->i32, "");
-    LLVMValueRef v = sel(E, promotes(E, fmt, flags), nbits, ext);
+    LLVMValueRef v = ints ? ext : sel(E, promotes(E, fmt, flags), nbits, ext);
     v = sel(E, eq32(E, fmt, 0x10), half, v);
     return sel(E, eq32(E, fmt, 0x20), raw, v);
 }
@@ -134,8 +143,8 @@ static LLVMValueRef load_aligned1(emit_ctx *E, LLVMTypeRef t, LLVMValueRef p) {
     return v;
 }
 
-LLVMValueRef tex_texel_fn(emit_ctx *E) {
-    static const char name[] = "__p2n_tex_texel";
+static LLVMValueRef texel_fn(emit_ctx *E, bool ints) {
+    const char *name = ints ? "__p2n_tex_texel_ints" : "__p2n_tex_texel";
     LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
     if (fn) return fn;
     LLVMTypeRef a[4] = {E->ptr, E->i32, E->i32, E->i32};
@@ -174,7 +183,7 @@ LLVMValueRef tex_texel_fn(emit_ctx *E) {
         LLVMPositionBuilderAtEnd(BLD, join);
         LLVMValueRef raw = LLVMBuildPhi(BLD, E->i32, "");
         LLVMAddIncoming(raw, r, rb, 3);
-        LLVMValueRef v = decode(E, raw, bpc, fmt, flags, c);
+        LLVMValueRef v = decode(E, raw, bpc, fmt, flags, c, ints);
         LLVMBasicBlockRef jend = LLVMGetInsertBlock(BLD);
         LLVMBuildBr(BLD, done);
         LLVMPositionBuilderAtEnd(BLD, done);
@@ -185,11 +194,13 @@ LLVMValueRef tex_texel_fn(emit_ctx *E) {
     return fn;
 }
 
+LLVMValueRef tex_texel_fn(emit_ctx *E) { return texel_fn(E, false); }
+
 /* The border colour as the hardware returns it (H200 recordings, family tex): stored in the texel's format and
  * decoded like a texel. Float data: the f32 value (half: f16 rounded toward zero, saturated); 8/16-bit data read
  * as normalised floats: to f16 toward zero, clamped to [0,1] / [-1,1], scaled to the integer range with ties toward
  * zero; integer read modes: the low bits of the float's bit pattern. Missing channels read 0. */
-static LLVMValueRef border_of(emit_ctx *E, LLVMValueRef d) {
+static LLVMValueRef border_of(emit_ctx *E, LLVMValueRef d, bool ints) {
     LLVMValueRef eb = texd_load(E, d, P2N_TEXD_ELEM_BYTES, E->i32), ch = texd_load(E, d, P2N_TEXD_CHANNELS, E->i32);
     LLVMValueRef fmt = texd_load(E, d, P2N_TEXD_FORMAT, E->i32), flags = texd_load(E, d, P2N_TEXD_FLAGS, E->i32);
     LLVMValueRef bpc = LLVMBuildUDiv(BLD, eb, umax1(E, ch), "");
@@ -214,18 +225,19 @@ static LLVMValueRef border_of(emit_ctx *E, LLVMValueRef d) {
         LLVMValueRef raw = sel(E, promotes(E, fmt, flags), qi, bits);
         raw = sel(E, eq32(E, fmt, 0x10), LLVMBuildZExt(BLD, h16, E->i32, ""), raw);
         raw = LLVMBuildAnd(BLD, raw, mask, "");
-        LLVMValueRef lane = sel(E, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, c), ch, ""), decode(E, raw, bpc, fmt, flags, c), c32(E, 0));
+        LLVMValueRef lane = sel(E, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, c), ch, ""), decode(E, raw, bpc, fmt, flags, c, ints), c32(E, 0));
         v = LLVMBuildInsertElement(BLD, v, lane, c32(E, c), "");
     }
     return v;
 }
 
-/* <4 x i32> (ptr d, i32 x, i32 y, i32 s): the texel, or the border colour when an index is -1 (border mode) */
-static LLVMValueRef fetch_fn(emit_ctx *E) {
-    static const char name[] = "__p2n_tex_fetch";
+/* <4 x i32> (ptr d, i32 x, i32 y, i32 s): the texel, or the border colour when an index is -1 (border mode);
+ * `ints` as for decode */
+static LLVMValueRef fetch_fn(emit_ctx *E, bool ints) {
+    const char *name = ints ? "__p2n_tex_fetch_ints" : "__p2n_tex_fetch";
     LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
     if (fn) return fn;
-    LLVMValueRef texel = tex_texel_fn(E);
+    LLVMValueRef texel = texel_fn(E, ints);
     LLVMTypeRef a[4] = {E->ptr, E->i32, E->i32, E->i32};
     saved sv;
     fn = helper_begin(E, name, LLVMFunctionType(tex_v4i(E), a, 4, 0), &sv);
@@ -235,7 +247,7 @@ static LLVMValueRef fetch_fn(emit_ctx *E) {
     LLVMBasicBlockRef bb = new_bb(E, "border"), tb = new_bb(E, "texel");
     LLVMBuildCondBr(BLD, neg, bb, tb);
     LLVMPositionBuilderAtEnd(BLD, bb);
-    LLVMBuildRet(BLD, border_of(E, p[0]));
+    LLVMBuildRet(BLD, border_of(E, p[0], ints));
     LLVMPositionBuilderAtEnd(BLD, tb);
     LLVMBuildRet(BLD, tex_call(E, texel, p, 4));
     helper_end(E, &sv);
@@ -289,30 +301,28 @@ static LLVMValueRef address(emit_ctx *E, LLVMValueRef i, LLVMValueRef n, LLVMVal
     return tex_call(E, fn, args, 3);
 }
 
-/* the linear-filter weight: frac in [0,1) to 9-bit fixed point with 8 fraction bits (the Programming Guide) */
-static LLVMValueRef tex_weight(emit_ctx *E, LLVMValueRef frac) {
-    LLVMTypeRef t = E->f32;
-    LLVMValueRef s = LLVMBuildFAdd(BLD, LLVMBuildFMul(BLD, frac, fc(E, 256), ""), fc(E, 0.5), "");
-    s = intrin(E, "llvm.floor", &t, 1, &s, 1); /* ties up: x = 2.5 + 1/512 weighs 1/256 (H200) */
-    return LLVMBuildFMul(BLD, s, fc(E, 1.0 / 256), "");
+/* the linear-filter weight of a dimension: frac(b) of b = x - 0.5 rounded half up to 8 fraction bits (0..256,
+ * H200: x = 2.5 + 1/512 weighs 1/256), from frac * 512 (exact) in integers; 0 when both texels are the same one
+ * (clamped at an edge: it changes the 3D corner weights, filt_3d_f32) */
+static LLVMValueRef tex_weight(emit_ctx *E, LLVMValueRef frac, LLVMValueRef j0, LLVMValueRef j1) {
+    frac = sel(E, LLVMBuildFCmp(BLD, LLVMRealOLT, frac, fc(E, 1), ""), frac, fc(E, 0)); /* NaN/inf coordinates */
+    LLVMValueRef k = LLVMBuildFPToSI(BLD, LLVMBuildFMul(BLD, frac, fc(E, 512), ""), E->i32, "");
+    LLVMValueRef w = LLVMBuildLShr(BLD, LLVMBuildAdd(BLD, k, c32(E, 1), ""), c32(E, 1), "");
+    return sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, j0, j1, ""), c32(E, 0), w);
 }
 
-/* the blend of two texels with weight a: fma(a, t1 - t0, t0) in f32 (H200: bit-exact on most f32 data, where
- * (1 - a) * t0 + a * t1 is off by an ulp; signed zeros and 8/16-bit/f16 data still differ, KNOWN_FAILURES.txt).
- * Hosts without FMA get the fma from doubles: a has 9 significant bits, so a * (t1 - t0) and the sum are exact
- * in double and the one rounding is the fma's. */
-static LLVMValueRef tex_blend(emit_ctx *E, LLVMValueRef t0, LLVMValueRef t1, LLVMValueRef a) {
-    LLVMValueRef av = LLVMGetUndef(v4f(E));
-    for (unsigned c = 0; c < 4; c++) av = LLVMBuildInsertElement(BLD, av, a, c32(E, c), "");
-    LLVMValueRef d = LLVMBuildFSub(BLD, t1, t0, "");
-    if (E->t->family != TARGET_HOST || E->native_fma) {
-        LLVMTypeRef vt = v4f(E);
-        LLVMValueRef args[3] = {av, d, t0};
-        return intrin(E, "llvm.fma", &vt, 1, args, 3);
-    }
-    LLVMTypeRef v4d = LLVMVectorType(E->f64, 4);
-    LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, av, v4d, ""), LLVMBuildFPExt(BLD, d, v4d, ""), "");
-    return LLVMBuildFPTrunc(BLD, LLVMBuildFAdd(BLD, p, LLVMBuildFPExt(BLD, t0, v4d, ""), ""), v4f(E), "");
+/* the filter's format of each channel (emit_texture_filter.h): sRGB colour channels are decoded floats */
+static LLVMValueRef filter_kind(emit_ctx *E, LLVMValueRef fmt, LLVMValueRef flags, unsigned c) {
+    LLVMValueRef k = sel(E, eq32(E, fmt, 0x02), c32(E, TEX_FK_UNORM16), c32(E, TEX_FK_UNORM8));
+    k = sel(E, eq32(E, fmt, 0x08), c32(E, TEX_FK_SNORM8), k);
+    k = sel(E, eq32(E, fmt, 0x09), c32(E, TEX_FK_SNORM16), k);
+    k = sel(E, flag(E, flags, P2N_TEX_READ_AS_INTEGER), c32(E, TEX_FK_INT_S), k);
+    k = sel(E, eq32(E, fmt, 0x03), c32(E, TEX_FK_INT_U), k);
+    k = sel(E, eq32(E, fmt, 0x0a), c32(E, TEX_FK_INT_S), k);
+    k = sel(E, eq32(E, fmt, 0x10), c32(E, TEX_FK_F16), k);
+    k = sel(E, eq32(E, fmt, 0x20), c32(E, TEX_FK_F32), k);
+    if (c < 3) k = sel(E, and1(E, flag(E, flags, P2N_TEX_SRGB), eq32(E, fmt, 0x01)), c32(E, TEX_FK_F32), k);
+    return k;
 }
 
 /* per dimension: size (>= 1), address mode (wrap/mirror become clamp without normalised coordinates; clamp on
@@ -321,15 +331,19 @@ typedef struct dimstate {
     LLVMValueRef n, mode, c;
 } dimstate;
 
+static LLVMValueRef dim_mode(emit_ctx *E, LLVMValueRef d, unsigned k, LLVMValueRef norm, LLVMValueRef cube) {
+    LLVMValueRef m = texd_load(E, d, P2N_TEXD_ADDRESS + 4 * k, E->i32);
+    LLVMValueRef wm = or1(E, eq32(E, m, 0), eq32(E, m, 2));
+    m = sel(E, and1(E, wm, LLVMBuildNot(BLD, norm, "")), c32(E, 1), m);
+    return sel(E, cube, c32(E, 1), m);
+}
+
 static void dims_setup(emit_ctx *E, LLVMValueRef d, unsigned nd, LLVMValueRef *coord, LLVMValueRef norm,
                        LLVMValueRef cube, dimstate *ds) {
     static const unsigned size_off[3] = {P2N_TEXD_WIDTH, P2N_TEXD_HEIGHT, P2N_TEXD_DEPTH};
     for (unsigned k = 0; k < nd; k++) {
         ds[k].n = umax1(E, texd_load(E, d, size_off[k], E->i32));
-        LLVMValueRef m = texd_load(E, d, P2N_TEXD_ADDRESS + 4 * k, E->i32);
-        LLVMValueRef wm = or1(E, eq32(E, m, 0), eq32(E, m, 2));
-        m = sel(E, and1(E, wm, LLVMBuildNot(BLD, norm, "")), c32(E, 1), m);
-        ds[k].mode = sel(E, cube, c32(E, 1), m);
+        ds[k].mode = dim_mode(E, d, k, norm, cube);
         LLVMValueRef nf = LLVMBuildUIToFP(BLD, ds[k].n, E->f32, "");
         ds[k].c = sel(E, norm, LLVMBuildFMul(BLD, coord[k], nf, ""), coord[k]);
     }
@@ -346,7 +360,7 @@ LLVMValueRef tex_sample_fn(emit_ctx *E, unsigned nd) {
     snprintf(name, sizeof name, "__p2n_tex_sample%u", nd);
     LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
     if (fn) return fn;
-    LLVMValueRef fetch = fetch_fn(E), texel = tex_texel_fn(E);
+    LLVMValueRef fetch = fetch_fn(E, false), texel = tex_texel_fn(E);
     LLVMTypeRef a[6] = {E->ptr, E->f32, E->f32, E->f32, E->i32, E->i32};
     saved sv;
     fn = helper_begin(E, name, LLVMFunctionType(tex_v4i(E), a, 6, 0), &sv);
@@ -393,8 +407,8 @@ LLVMValueRef tex_sample_fn(emit_ctx *E, unsigned nd) {
     LLVMValueRef norm = and1(E, or1(E, flag(E, flags, P2N_TEX_NORMALIZED_COORDS), cube), LLVMBuildNot(BLD, intc, ""));
     dimstate ds[3];
     dims_setup(E, d, nd, coord, norm, cube, ds);
-    LLVMValueRef linear = and1(E, eq32(E, texd_load(E, d, P2N_TEXD_FILTER, E->i32), 1), float_result(E, fmt, flags));
-    linear = and1(E, linear, LLVMBuildNot(BLD, intc, ""));
+    /* integers read as integers are filtered too (create_{u8,s32}_integer_filter_linear) */
+    LLVMValueRef linear = and1(E, eq32(E, texd_load(E, d, P2N_TEXD_FILTER, E->i32), 1), LLVMBuildNot(BLD, intc, ""));
     LLVMBasicBlockRef pb = new_bb(E, "point"), lb = new_bb(E, "linear");
     LLVMBuildCondBr(BLD, linear, lb, pb);
 
@@ -405,26 +419,44 @@ LLVMValueRef tex_sample_fn(emit_ctx *E, unsigned nd) {
     LLVMBuildRet(BLD, tex_call(E, fetch, pa, 4));
 
     LLVMPositionBuilderAtEnd(BLD, lb);
+    /* a 1D image filters as 2D of height 1 at y = 0 (H200, filt_1d_random: with border addressing the border
+     * colour weighs half) */
+    unsigned nf = nd == 1 ? 2 : nd;
+    if (nd == 1) {
+        ds[1].n = c32(E, 1);
+        ds[1].mode = dim_mode(E, d, 1, norm, cube);
+        ds[1].c = fc(E, 0);
+    }
     LLVMValueRef j0[3], j1[3], w[3];
-    for (unsigned k = 0; k < nd; k++) {
+    for (unsigned k = 0; k < nf; k++) {
         LLVMValueRef b = LLVMBuildFSub(BLD, ds[k].c, fc(E, 0.5), "");
         LLVMValueRef fl = ffloor(E, b);
         LLVMValueRef i0 = floor_i(E, fl);
-        w[k] = tex_weight(E, LLVMBuildFSub(BLD, b, fl, ""));
         j0[k] = address(E, i0, ds[k].n, ds[k].mode);
         j1[k] = address(E, LLVMBuildAdd(BLD, i0, c32(E, 1), ""), ds[k].n, ds[k].mode);
+        w[k] = tex_weight(E, LLVMBuildFSub(BLD, b, fl, ""), j0[k], j1[k]);
     }
-    LLVMValueRef t[8];
-    unsigned ncorner = 1u << nd;
+    LLVMValueRef cw[8], t[8], fetchi = fetch_fn(E, true);
+    tex_corner_weights(E, nf, w, cw);
+    unsigned ncorner = 1u << nf;
+    LLVMTypeRef v8 = LLVMVectorType(E->i32, 8);
+    LLVMValueRef wv = LLVMConstNull(v8);
     for (unsigned m = 0; m < ncorner; m++) {
         LLVMValueRef ix[3] = {c32(E, 0), c32(E, 0), c32(E, 0)};
-        for (unsigned k = 0; k < nd; k++) ix[k] = (m >> k) & 1 ? j1[k] : j0[k];
+        for (unsigned k = 0; k < nf; k++) ix[k] = (m >> k) & 1 ? j1[k] : j0[k];
         LLVMValueRef fa[4] = {d, ix[0], ix[1], slice_of(E, nd, slice, ix[2])};
-        t[m] = LLVMBuildBitCast(BLD, tex_call(E, fetch, fa, 4), v4f(E), "");
+        t[m] = tex_call(E, fetchi, fa, 4);
+        wv = LLVMBuildInsertElement(BLD, wv, cw[m], c32(E, m), "");
     }
-    for (unsigned k = 0; k < nd; k++) /* blend along x, then y, then z */
-        for (unsigned m = 0; m < ncorner; m += 2u << k) t[m] = tex_blend(E, t[m], t[m + (1u << k)], w[k]);
-    LLVMBuildRet(BLD, LLVMBuildBitCast(BLD, t[0], tex_v4i(E), ""));
+    LLVMValueRef res = LLVMConstNull(tex_v4i(E)), filt = tex_filter_fn(E), part = tex_corner_part(E, nf, w);
+    for (unsigned c = 0; c < 4; c++) {
+        LLVMValueRef vv = LLVMConstNull(v8);
+        for (unsigned m = 0; m < ncorner; m++)
+            vv = LLVMBuildInsertElement(BLD, vv, LLVMBuildExtractElement(BLD, t[m], c32(E, c), ""), c32(E, m), "");
+        LLVMValueRef fa[4] = {filter_kind(E, fmt, flags, c), vv, wv, part};
+        res = LLVMBuildInsertElement(BLD, res, tex_call(E, filt, fa, 4), c32(E, c), "");
+    }
+    LLVMBuildRet(BLD, res);
     helper_end(E, &sv);
     return fn;
 }
@@ -474,7 +506,7 @@ LLVMValueRef tex_gather_fn(emit_ctx *E) {
     static const char name[] = "__p2n_tex_gather";
     LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
     if (fn) return fn;
-    LLVMValueRef fetch = fetch_fn(E);
+    LLVMValueRef fetch = fetch_fn(E, false);
     LLVMTypeRef a[5] = {E->ptr, E->f32, E->f32, E->i32, E->i32};
     saved sv;
     fn = helper_begin(E, name, LLVMFunctionType(tex_v4i(E), a, 5, 0), &sv);

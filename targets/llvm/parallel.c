@@ -1,9 +1,12 @@
 /* parallel.c — -j N: optimise and compile the partitions of a module on N threads, then link them.
  *
- * An LLVMContext (and everything in it) is not thread-safe, so the planned module is written to bitcode
- * once and every worker parses it into a context of its own, cuts it down to its partition (split_apply),
- * and runs the same pipeline + code generation as the serial path. Parsing the whole module per partition
- * costs little next to optimisation, and keeps the serial part (planning, one bitcode write) short. */
+ * An LLVMContext (and everything in it) is not thread-safe, so the planned module is written to bitcode once;
+ * the calling thread then cuts the module it already holds down to partition 0 (the plan's largest) and
+ * compiles it, while the other threads take the remaining partitions from a shared queue, largest first,
+ * each reading the bitcode lazily into a context of its own: only the bodies its partition defines are
+ * parsed (split_apply). Nothing is parsed twice on the calling thread, and disposing of the whole module is
+ * not serial work any more. Each partition runs the serial path's pipeline and code generation; the objects
+ * are linked in partition order, so the output does not depend on which thread compiled what. */
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <pthread.h>
@@ -30,7 +33,7 @@ typedef struct shared_work {
     const target_desc *t;
     const p2n_options *opt;
     part_job *jobs;
-    atomic_uint next;
+    atomic_uint next; /* the queue: partitions 1 .. nparts-1 in plan order (largest first) */
 } shared_work;
 
 static double cpu_now(clockid_t id) {
@@ -39,15 +42,10 @@ static double cpu_now(clockid_t id) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static void run_part(shared_work *w, unsigned p) {
+/* Partition p of the module M (alone in C): cut, optimise, emit; disposes of M and C. */
+static void compile_part(shared_work *w, unsigned p, LLVMContextRef C, LLVMModuleRef M) {
     part_job *j = &w->jobs[p];
-    double c0 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
-    LLVMContextRef C = LLVMContextCreate();
-    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(w->bc, w->bclen, "p2n-partition", 0);
-    LLVMModuleRef M = NULL;
-    if (LLVMParseBitcodeInContext2(C, mb, &M)) {
-        snprintf(j->err, sizeof j->err, "cannot read back the bitcode of partition %u", p);
-    } else if (!split_apply(M, w->plan, p)) {
+    if (!split_apply(M, w->plan, p)) {
         snprintf(j->err, sizeof j->err, "partition %u does not match its plan", p);
     } else {
         const char *dump = getenv("P2N_SPLIT_DUMP"); /* debugging aid: DIR/partN.ll before optimisation */
@@ -59,9 +57,24 @@ static void run_part(shared_work *w, unsigned p) {
         }
         llvm_opt_emit(M, w->t, w->opt, &j->obj, j->err, sizeof j->err, j->times);
     }
-    LLVMDisposeMemoryBuffer(mb);
-    if (M) LLVMDisposeModule(M);
+    LLVMDisposeModule(M);
     LLVMContextDispose(C);
+}
+
+static void run_part(shared_work *w, unsigned p) {
+    part_job *j = &w->jobs[p];
+    double c0 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
+    LLVMContextRef C = LLVMContextCreate();
+    LLVMMemoryBufferRef mb = LLVMCreateMemoryBufferWithMemoryRange(w->bc, w->bclen, "p2n-partition", 0);
+    LLVMModuleRef M = NULL;
+    /* lazy: function bodies stay in the bitcode until split_apply asks for them; the module owns mb */
+    if (LLVMGetBitcodeModuleInContext2(C, mb, &M)) {
+        snprintf(j->err, sizeof j->err, "cannot read back the bitcode of partition %u", p);
+        LLVMDisposeMemoryBuffer(mb);
+        LLVMContextDispose(C);
+    } else {
+        compile_part(w, p, C, M);
+    }
     j->cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
@@ -77,6 +90,58 @@ static double now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* Bodies that only partition 0 defines stay out of the bitcode (the calling thread compiles partition 0 on the
+ * module it holds): their blocks are taken out of the function while the bitcode is written, so that the
+ * writer sees a declaration, and put back in the same order afterwards (same IR: no use, value or name
+ * changes). That is about half of the write on two threads. split_apply makes such a (local) declaration an
+ * external one, or drops it, in the other partitions, which never define it. */
+typedef struct detached {
+    LLVMValueRef f;
+    LLVMBasicBlockRef *bbs;
+    unsigned n;
+} detached;
+
+static unsigned detach_part0_bodies(LLVMModuleRef M, const split_plan *plan, detached *out) {
+    unsigned nd = 0, i = 0, n = plan->nitems;
+    for (LLVMValueRef g = LLVMGetFirstGlobal(M); g; g = LLVMGetNextGlobal(g)) i++;
+    for (LLVMValueRef f = LLVMGetFirstFunction(M); f && i < n; f = LLVMGetNextFunction(f), i++) {
+        if (!plan->define[i] || LLVMIsDeclaration(f)) continue;
+        bool elsewhere = false;
+        for (unsigned p = 1; p < plan->nparts && !elsewhere; p++) elsewhere = plan->define[(size_t)p * n + i];
+        if (elsewhere) continue;
+        unsigned nb = LLVMCountBasicBlocks(f);
+        LLVMBasicBlockRef *bbs = malloc(nb * sizeof *bbs);
+        if (!bbs) continue; /* written whole: only slower */
+        LLVMGetBasicBlocks(f, bbs);
+        for (unsigned k = 0; k < nb; k++) LLVMRemoveBasicBlockFromParent(bbs[k]);
+        out[nd++] = (detached){f, bbs, nb};
+    }
+    return nd;
+}
+
+static void reattach(detached *d, unsigned nd) {
+    for (unsigned k = 0; k < nd; k++) {
+        for (unsigned b = 0; b < d[k].n; b++) LLVMAppendExistingBasicBlock(d[k].f, d[k].bbs[b]);
+        free(d[k].bbs);
+    }
+}
+
+/* Wall time of the partitions on n idle threads, from their CPU seconds: partition 0 on the first thread,
+ * then each queued partition on the thread that frees up first (what the shared queue does). */
+static double makespan(const part_job *jobs, unsigned np, unsigned n) {
+    double load[256] = {0};
+    if (n > 256) n = 256;
+    load[0] = jobs[0].cpu;
+    for (unsigned p = 1; p < np; p++) {
+        unsigned k = 0;
+        for (unsigned i = 1; i < n; i++) if (load[i] < load[k]) k = i;
+        load[k] += jobs[p].cpu;
+    }
+    double mx = 0;
+    for (unsigned i = 0; i < n; i++) if (load[i] > mx) mx = load[i];
+    return mx;
+}
+
 p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_plan *plan, const target_desc *t,
                                  const p2n_options *opt, p2n_diags *d, uint8_t **data, size_t *size,
                                  double *times) {
@@ -87,20 +152,24 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
         snprintf(path, sizeof path, "%s/whole.ll", dump);
         if (LLVMPrintModuleToFile(M, path, &msg)) LLVMDisposeMessage(msg);
     }
-    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(M);
-    /* the workers own everything from here on: free the caller's module before they allocate theirs */
-    LLVMDisposeModule(M);
-    LLVMContextDispose(C);
     unsigned np = plan->nparts, nthreads = llvm_jobs(opt);
     if (nthreads > np) nthreads = np;
+    detached *det = calloc(plan->nitems + 1, sizeof *det);
+    unsigned ndet = det ? detach_part0_bodies(M, plan, det) : 0;
+    LLVMMemoryBufferRef bc = LLVMWriteBitcodeToMemoryBuffer(M);
+    reattach(det, ndet);
+    free(det);
+
     part_job *jobs = calloc(np, sizeof *jobs);
     pthread_t *tid = calloc(nthreads, sizeof *tid);
     p2n_status st = P2N_INTERNAL_ERROR;
     if (!bc || !jobs || !tid) {
         diag_plain(d, "error", "internal compiler error: out of memory in parallel code generation");
+        LLVMDisposeModule(M);
+        LLVMContextDispose(C);
         goto out;
     }
-    shared_work w = {LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), plan, t, opt, jobs, 0};
+    shared_work w = {LLVMGetBufferStart(bc), LLVMGetBufferSize(bc), plan, t, opt, jobs, 1};
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 16u << 20); /* LLVM recurses deeply on big functions: not ulimit's 8M */
@@ -108,7 +177,12 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
     for (; started + 1 < nthreads; started++)
         if (pthread_create(&tid[started], &attr, worker, &w) != 0) break;
     pthread_attr_destroy(&attr);
-    worker(&w); /* the calling thread is one of the workers (and does all the work if none started) */
+    /* the calling thread compiles partition 0 on the module it holds, then helps with the queue (and does
+     * all the work if no thread started) */
+    double c0 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
+    compile_part(&w, 0, C, M);
+    jobs[0].cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c0;
+    worker(&w);
     for (unsigned k = 0; k < started; k++) pthread_join(tid[k], NULL);
     double t1 = now();
     const void **objs = calloc(np, sizeof *objs);
@@ -136,17 +210,16 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
     }
     if (opt->verbose) {
         /* CPU seconds per partition and of everything else so far: with a core per thread the wall time
-         * would be about serial + the largest partition, whatever else loads the machine now */
-        double sum = 0, mx = 0;
+         * would be about serial + the partitions' schedule on idle threads, whatever else loads the machine */
+        double sum = 0;
         fprintf(stderr, "ptx2native: -j%u: %u partitions on %u threads (estimated speed-up %.2fx); partition CPU",
                 llvm_jobs(opt), np, nthreads, plan->gain);
         for (unsigned p = 0; p < np; p++) {
             fprintf(stderr, " %.3fs", jobs[p].cpu);
             sum += jobs[p].cpu;
-            if (jobs[p].cpu > mx) mx = jobs[p].cpu;
         }
         double serial = cpu_now(CLOCK_PROCESS_CPUTIME_ID) - sum;
-        fprintf(stderr, "; serial CPU %.3fs; critical path %.3fs\n", serial, serial + mx);
+        fprintf(stderr, "; serial CPU %.3fs; critical path %.3fs\n", serial, serial + makespan(jobs, np, nthreads));
     }
     free(objs);
     free(lens);

@@ -189,6 +189,52 @@ static uint64_t root_cost(const graph *G, uint32_t r, uint32_t *stamp, uint32_t 
     return cost;
 }
 
+static uint32_t uf_find(uint32_t *up, uint32_t a) {
+    while (up[a] != a) a = up[a] = up[up[a]];
+    return a;
+}
+
+/* Kernels that share a helper making up at least half of either one's cost go to the same partition: split,
+ * each partition would optimise the helper before inlining it (the serial compile does that once). The host
+ * target's thread-loop entry K.block and its per-thread entry K both wrap one body, K.body (emit_block.c);
+ * helpers every kernel calls a little of (math library slow paths) stay shared. grp[k]: the group of roots[k]. */
+static void share_groups(const graph *G, const uint32_t *roots, unsigned nroots, const uint64_t *cost,
+                         uint32_t *stamp, uint32_t *stack, uint32_t *grp) {
+    uint32_t *owner = malloc((G->n + 1) * sizeof *owner), *seen = calloc(G->n + 1, sizeof *seen);
+    uint32_t *hstack = malloc((G->n + 1) * sizeof *hstack);
+    uint64_t *hcost = calloc(G->n + 1, sizeof *hcost);
+    for (unsigned k = 0; k < nroots; k++) grp[k] = k;
+    if (!owner || !seen || !hstack || !hcost) goto out; /* no grouping: only slower */
+    memset(stamp, 0, (G->n + 1) * sizeof *stamp); /* root_cost's marks, reused for the helpers' costs */
+    for (uint32_t i = 0; i < G->n; i++) owner[i] = UINT32_MAX;
+    for (unsigned k = 0; k < nroots; k++) {
+        unsigned sp = 0;
+        stack[sp++] = roots[k];
+        seen[roots[k]] = k + 1;
+        while (sp) {
+            uint32_t x = stack[--sp];
+            if (x != roots[k] && LLVMIsAFunction(G->val[x])) {
+                if (owner[x] == UINT32_MAX) {
+                    owner[x] = k;
+                } else if (uf_find(grp, owner[x]) != uf_find(grp, k)) {
+                    if (!hcost[x]) hcost[x] = root_cost(G, x, stamp, hstack) + 1;
+                    uint64_t a = cost[roots[k]], b = cost[roots[owner[x]]];
+                    if (2 * hcost[x] >= (a < b ? a : b)) grp[uf_find(grp, k)] = uf_find(grp, owner[x]);
+                }
+            }
+            for (uint32_t e = G->eoff[x]; e < G->eoff[x + 1]; e++) {
+                uint32_t y = G->edges[e] & ~ADDR_USE;
+                if (seen[y] == k + 1 || G->kind[y] != K_DUP) continue;
+                seen[y] = k + 1;
+                stack[sp++] = y;
+            }
+        }
+    }
+    for (unsigned k = 0; k < nroots; k++) grp[k] = uf_find(grp, k);
+out:
+    free(owner); free(seen); free(hstack); free(hcost);
+}
+
 typedef struct planner {
     const graph *G;
     split_plan *P;
@@ -245,7 +291,9 @@ bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, doubl
     memset(&G, 0, sizeof G);
     bool ok = false;
     uint32_t *roots = NULL, *stamp = NULL, *stack = NULL;
-    uint64_t *cost = NULL, *load = NULL;
+    uint64_t *cost = NULL, *load = NULL, *gcost = NULL;
+    unsigned *order = NULL;
+    uint32_t *grp = NULL, *gidx = NULL;
     int32_t *home = NULL;
     uint8_t *cross = NULL;
     if (!graph_build(&G, M, t)) goto out;
@@ -262,27 +310,48 @@ bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, doubl
         if (G.kind[i] == K_ROOT) { roots[nroots++] = i; cost[i] = root_cost(&G, i, stamp, stack); }
     }
     if (nroots < 2) goto out;
-    unsigned np = jobs < nroots ? jobs : nroots;
+    /* groups of kernels that share most of their code (share_groups): a group's cost is its members' */
+    grp = malloc(nroots * sizeof *grp);
+    gcost = calloc(nroots, sizeof *gcost);
+    gidx = malloc(nroots * sizeof *gidx);
+    if (!grp || !gcost || !gidx) goto out;
+    share_groups(&G, roots, nroots, cost, stamp, stack, grp);
+    unsigned ngroups = 0;
+    for (unsigned k = 0; k < nroots; k++) {
+        gcost[grp[k]] += cost[roots[k]] + 1;
+        if (grp[k] == k) gidx[ngroups++] = k;
+    }
+    if (ngroups < 2) goto out;
+    unsigned np = jobs < ngroups ? jobs : ngroups;
     /* longest first onto the least loaded partition (LPT): good balance for the few partitions we make */
-    for (unsigned a = 1; a < nroots; a++)
-        for (unsigned b = a; b > 0 && cost[roots[b]] > cost[roots[b - 1]]; b--) {
-            uint32_t tmp = roots[b]; roots[b] = roots[b - 1]; roots[b - 1] = tmp;
+    for (unsigned a = 1; a < ngroups; a++)
+        for (unsigned b = a; b > 0 && gcost[gidx[b]] > gcost[gidx[b - 1]]; b--) {
+            uint32_t tmp = gidx[b]; gidx[b] = gidx[b - 1]; gidx[b - 1] = tmp;
         }
     load = calloc(np, sizeof *load);
+    order = calloc(np, sizeof *order);
     plan->define = calloc((size_t)np * n + 1, 1);
     plan->names = calloc(n + 1, sizeof *plan->names);
-    if (!load || !plan->define || !plan->names) goto out;
+    if (!load || !order || !plan->define || !plan->names) goto out;
     plan->nparts = np;
     plan->nitems = n;
     uint64_t total = 0, max_load = 0;
-    for (unsigned k = 0; k < nroots; k++) {
+    for (unsigned g = 0; g < ngroups; g++) {
         unsigned best = 0;
         for (unsigned p = 1; p < np; p++) if (load[p] < load[best]) best = p;
-        load[best] += cost[roots[k]] + 1;
-        home[roots[k]] = (int32_t)best;
-        total += cost[roots[k]] + 1;
+        load[best] += gcost[gidx[g]];
+        total += gcost[gidx[g]];
+        for (unsigned k = 0; k < nroots; k++) if (grp[k] == gidx[g]) home[roots[k]] = (int32_t)best;
     }
     for (unsigned p = 0; p < np; p++) if (load[p] > max_load) max_load = load[p];
+    /* number the partitions by decreasing load: the caller compiles 0 itself and queues the others in order,
+     * so the largest are started first */
+    for (unsigned a = 0; a < np; a++) {
+        unsigned rank = 0;
+        for (unsigned b = 0; b < np; b++) rank += load[b] > load[a] || (load[b] == load[a] && b < a);
+        order[a] = rank;
+    }
+    for (unsigned k = 0; k < nroots; k++) home[roots[k]] = (int32_t)order[home[roots[k]]];
     /* a helper reached from several kernels counts once per kernel: the serial compile inlines it into each
      * (or, when it stays a call, a split compiles it once per partition), so total is about the serial work */
     plan->gain = estimate_gain(total, max_load);
@@ -316,7 +385,8 @@ bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, doubl
 out:
     if (!ok) split_plan_free(plan);
     graph_free(&G);
-    free(roots); free(stamp); free(stack); free(cost); free(load); free(home); free(cross);
+    free(roots); free(stamp); free(stack); free(cost); free(load); free(order); free(home);
+    free(grp); free(gcost); free(gidx); free(cross);
     return ok;
 }
 
@@ -342,6 +412,18 @@ static LLVMValueRef to_declaration(LLVMModuleRef M, LLVMValueRef v) {
     return d;
 }
 
+/* A lazily read copy (LLVMGetBitcodeModuleInContext2) holds the bodies still in the bitcode: such a function is
+ * neither a declaration nor has a block yet. llvm-c reads a body only through the legacy function pass manager,
+ * which materializes the function it runs on; with no passes added that is all it does. */
+static void materialize(LLVMModuleRef M, LLVMPassManagerRef *fpm, LLVMValueRef f) {
+    if (LLVMIsDeclaration(f) || LLVMGetFirstBasicBlock(f)) return;
+    if (!*fpm) {
+        *fpm = LLVMCreateFunctionPassManagerForModule(M);
+        LLVMInitializeFunctionPassManager(*fpm);
+    }
+    LLVMRunFunctionPassManager(*fpm, f);
+}
+
 bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part) {
     unsigned n = plan->nitems;
     LLVMValueRef *val = calloc(n + 1, sizeof *val);
@@ -357,8 +439,25 @@ bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part) {
         if (strcmp(LLVMGetValueName2(val[i], &len), plan->names[i]) != 0) goto out;
     }
     const uint8_t *def = plan->define + (size_t)part * n;
+    /* every body this partition keeps is read before any other function is replaced by a declaration (the
+     * bodies not read are then never parsed) */
+    LLVMPassManagerRef fpm = NULL;
+    for (i = 0; i < n; i++)
+        if (def[i] && LLVMIsAFunction(val[i])) materialize(M, &fpm, val[i]);
+    if (fpm) {
+        LLVMFinalizeFunctionPassManager(fpm);
+        LLVMDisposePassManager(fpm);
+    }
     for (i = 0; i < n; i++) {
-        if (def[i] || LLVMIsDeclaration(val[i])) continue;
+        if (def[i]) continue;
+        if (LLVMIsDeclaration(val[i])) {
+            /* a body the bitcode left out (parallel.c: partition 0's own) reads back as a local declaration */
+            if (is_local(val[i])) {
+                LLVMSetLinkage(val[i], LLVMExternalLinkage);
+                dropped[i] = 1;
+            }
+            continue;
+        }
         val[i] = to_declaration(M, val[i]);
         if (!val[i]) goto out;
         dropped[i] = 1;

@@ -11,8 +11,13 @@
  * A local root/single referenced from another partition is promoted to external + hidden, so the linked
  * object's dynamic symbols (kernels, globals, __p2n_module) are those of the serial compile.
  *
+ * Kernels sharing most of their code (a helper at least half the size of either) stay together, so that no
+ * partition repeats the serial compile's work on it; the others are spread longest first (LPT), and the
+ * partitions are numbered by decreasing estimated load.
+ *
  * The plan is made on the caller's module (which it may rename/promote), which is then written to bitcode
- * once; each worker parses that bitcode into its own LLVMContext and calls split_apply() for its part. */
+ * once (parallel.c); the caller cuts its own module to partition 0, each other partition reads the bitcode
+ * lazily into its own LLVMContext and calls split_apply() for its part. */
 #ifndef P2N_SPLIT_H
 #define P2N_SPLIT_H
 
@@ -36,7 +41,9 @@ typedef struct split_plan {
 bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, double min_gain, split_plan *plan,
                      double *gain);
 
-/* Reduces a parsed copy of the planned module to partition `part`. False if the copy does not match. */
+/* Reduces the planned module, or a copy read from its bitcode (lazily or not), to partition `part`: reads the
+ * bodies the partition defines and replaces every other definition by a declaration. False if the copy does
+ * not match the plan. */
 bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part);
 
 void split_plan_free(split_plan *plan);

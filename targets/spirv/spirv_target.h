@@ -54,6 +54,10 @@ LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
 /* marker code of a failed null-page check (spirv_faults.c): the message operand is the address; the runtime
  * returns CUDA_ERROR_ILLEGAL_ADDRESS */
 #define SPIRV_TRAP_ILLEGAL_ADDRESS 4
+/* marker code of a misaligned surface access (rt assertfail with char size P2N_ASSERT_MISALIGNED_ADDRESS,
+ * spirv_hooks.c; an out-of-range .trap one takes code 4): the message operand is the address; the runtime
+ * returns CUDA_ERROR_MISALIGNED_ADDRESS */
+#define SPIRV_TRAP_MISALIGNED_ADDRESS 5
 /* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv_lower_module adds the named metadata SPIRV_FAULTS_MD and
  * the error record argument; after O2, spirv_check_faults (from spirv_check_module, before the atomics are
  * lowered) makes global/generic loads, stores and atomics test their address against the null page: below 4096

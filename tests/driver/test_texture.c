@@ -108,7 +108,7 @@ static void anchors_1d(void) {
     h = object(d, t8, sizeof t8, NULL);
     float lin[2][4] = {{2.0f}, {0.25f}}, lo[2][4];
     OK(run("tex1d", h, lin, 2, lo));
-    EQF(lo[0][0], 0.5f * (51 / 255.0f) + 0.5f * (102 / 255.0f));
+    EQF(lo[0][0], 19661 / 65535.0f); /* H200: a 16-bit unorm, round(257 * (51 + 102) / 2) = 19661 */
     EQF(lo[1][0], 0.0f); /* -0.25 -> T[-1] = T[0] (clamp) and T[0] */
     /* border: texels outside read the border colour stored in the texel format (u8: clamped to [0,1]) */
     d.filter = 0;
@@ -353,7 +353,7 @@ static void surfaces(void) {
     dl.flags = P2N_TEX_IS_SURFACE | P2N_TEX_LAYERED;
     dl.layers = 2;
     h = object(dl, l64, sizeof l64, &mem);
-    int32_t il[2][4] = {{0, 1, 0, 1}, {99, 5, 0, 9}}; /* x bytes, y, -, layer */
+    int32_t il[2][4] = {{0, 1, 0, 1}, {96, 5, 0, 9}}; /* x bytes (a multiple of 16: else misaligned), y, -, layer */
     uint32_t o64[2][4];
     OK(run("suld_v2b64", h, il, 2, o64));
     TRUE(o64[0][0] == (uint32_t)l64[1][1][0] && o64[0][3] == (uint32_t)(l64[1][1][1] >> 32));
@@ -452,6 +452,61 @@ static void m_fetch(const model *t, int x, int y, uint32_t o[4]) {
     m_texel(t, x, y, o);
 }
 
+/* the stored value of a channel for the linear filter: 8/16-bit normalised data as integers, f16/f32 as float
+ * bits (the border colour too) */
+static void m_raw(const model *t, int x, int y, uint32_t o[4]) {
+    const p2n_tex_desc *d = &t->d;
+    m_fetch(t, x, y, o);
+    if (d->format >= 0x10 || (d->flags & P2N_TEX_READ_AS_INTEGER)) return;
+    float den = d->format == 1 ? 255.0f : d->format == 2 ? 65535.0f : d->format == 8 ? 127.0f : 32767.0f;
+    for (unsigned c = 0; c < d->channels; c++) {
+        float v = x < 0 || y < 0 ? d->border[c] : 0;
+        if (x >= 0 && y >= 0) { /* the stored integer again */
+            const uint8_t *p = t->data + (size_t)y * d->pitch + (size_t)x * d->elem_bytes + c * (d->elem_bytes / d->channels);
+            uint32_t raw = 0;
+            memcpy(&raw, p, d->elem_bytes / d->channels);
+            o[c] = d->format == 8 ? (uint32_t)(int8_t)raw : d->format == 9 ? (uint32_t)(int16_t)raw : raw;
+        } else o[c] = (uint32_t)(int32_t)ceilf(v * den - 0.5f);
+    }
+}
+
+/* the H200's linear filter (targets/llvm/emit_texture_filter.c, fitted by tests/conformance/gen/fit_tex.py), written
+ * independently in doubles: corner weights w (sum 256), corners taking part (part), one channel's stored values */
+static uint32_t m_filter(const model *t, const uint32_t v[4], const int w[4], const bool part[4]) {
+    const p2n_tex_desc *d = &t->d;
+    if (d->format < 0x10) {
+        double q = d->format == 1 || d->format == 2 ? 65535.0 : 32767.0;
+        double den = d->format == 1 ? 255.0 : d->format == 2 ? 65535.0 : d->format == 8 ? 127.0 : 32767.0;
+        double s = 0;
+        for (int m = 0; m < 4; m++) s += (double)(int32_t)v[m] * w[m];
+        float f = (float)(floor(s * q / (256.0 * den) + 0.5) / q);
+        return fbits(f < -1.0f ? -1.0f : f);
+    }
+    int mant = d->format == 0x10 ? 11 : 24, emin = d->format == 0x10 ? -14 : -126;
+    bool nan = false, pinf = false, ninf = false, allneg = true;
+    double mx = 0;
+    for (int m = 0; m < 4; m++) {
+        if (!part[m]) continue;
+        float f = bitsf(v[m]);
+        if (d->format == 0x20 && fabsf(f) < 0x1p-126f) f = copysignf(0.0f, f); /* f32 subnormals: signed zeros */
+        nan |= isnan(f), pinf |= isinf(f) && f > 0, ninf |= isinf(f) && f < 0, allneg &= signbit(f) != 0;
+        if (fabs(f) > mx) mx = fabs(f);
+    }
+    if (nan || (pinf && ninf)) return d->format == 0x10 ? 0x7fffe000u : 0x7fffffffu;
+    if (pinf || ninf) return pinf ? 0x7f800000u : 0xff800000u;
+    int e = 0;
+    frexp(mx, &e); /* mx = m * 2^e, m in [0.5, 1) */
+    double lsb = ldexp(1.0, (e - 1 < emin ? emin : e - 1) - mant - 3); /* 4 bits below the largest's ulp */
+    double s = 0;
+    for (int m = 0; m < 4; m++)
+        if (part[m] && !(d->format == 0x20 && fabsf(bitsf(v[m])) < 0x1p-126f)) s += trunc(bitsf(v[m]) / lsb) * w[m];
+    if (s == 0) return allneg ? 0x80000000u : 0;
+    double val = s * lsb / 256;
+    frexp(val, &e);
+    double ulp = ldexp(1.0, (e - 1 < emin ? emin : e - 1) - mant + 1);
+    return fbits((float)(round(val / ulp) * ulp)); /* round(): ties away from zero */
+}
+
 static void m_sample2(const model *t, float x, float y, uint32_t o[4]) {
     const p2n_tex_desc *d = &t->d;
     bool nc = d->flags & P2N_TEX_NORMALIZED_COORDS;
@@ -459,28 +514,34 @@ static void m_sample2(const model *t, float x, float y, uint32_t o[4]) {
     float c[2] = {nc ? x * (float)n[0] : x, nc ? y * (float)n[1] : y};
     unsigned mode[2];
     for (int k = 0; k < 2; k++) mode[k] = !nc && (d->address[k] == 0 || d->address[k] == 2) ? 1 : d->address[k];
-    bool norm = (d->format == 1 || d->format == 2 || d->format == 8 || d->format == 9) && !(d->flags & P2N_TEX_READ_AS_INTEGER);
-    if (!(d->filter == 1 && (norm || d->format >= 0x10))) {
+    if (d->filter != 1) {
         m_fetch(t, m_addr((int)floorf(c[0]), n[0], mode[0]), m_addr((int)floorf(c[1]), n[1], mode[1]), o);
         return;
     }
-    int j0[2], j1[2];
-    float a[2];
+    int j0[2], j1[2], a[2];
     for (int k = 0; k < 2; k++) {
         float b = c[k] - 0.5f, f = floorf(b);
-        a[k] = floorf((b - f) * 256.0f + 0.5f) * (1.0f / 256);
         j0[k] = m_addr((int)f, n[k], mode[k]);
         j1[k] = m_addr((int)f + 1, n[k], mode[k]);
+        a[k] = j0[k] == j1[k] ? 0 : (int)floor((double)(b - f) * 256 + 0.5); /* 8 bits, half up; 0: one texel */
     }
-    uint32_t t00[4], t10[4], t01[4], t11[4];
-    m_fetch(t, j0[0], j0[1], t00);
-    m_fetch(t, j1[0], j0[1], t10);
-    m_fetch(t, j0[0], j1[1], t01);
-    m_fetch(t, j1[0], j1[1], t11);
-    for (int ch = 0; ch < 4; ch++) { /* fma(a, t1 - t0, t0) per dimension */
-        float r0 = fmaf(a[0], bitsf(t10[ch]) - bitsf(t00[ch]), bitsf(t00[ch]));
-        float r1 = fmaf(a[0], bitsf(t11[ch]) - bitsf(t01[ch]), bitsf(t01[ch]));
-        o[ch] = fbits(fmaf(a[1], r1 - r0, r0));
+    int w11 = (a[0] * a[1] + 128) >> 8, w00 = ((256 - a[0]) * (256 - a[1]) + 128) >> 8;
+    int w[4] = {w00, a[0] - w11, 256 - a[0] - w00, w11}; /* corners 00 10 01 11 */
+    bool part[4];
+    for (int m = 0; m < 4; m++) part[m] = (m & 1 ? a[0] : 256 - a[0]) && (m & 2 ? a[1] : 256 - a[1]);
+    uint32_t tc[4][4];
+    for (int m = 0; m < 4; m++) m_raw(t, m & 1 ? j1[0] : j0[0], m & 2 ? j1[1] : j0[1], tc[m]);
+    for (int ch = 0; ch < 4; ch++) {
+        if ((unsigned)ch >= d->channels) {
+            o[ch] = 0;
+            continue;
+        }
+        uint32_t v[4] = {tc[0][ch], tc[1][ch], tc[2][ch], tc[3][ch]};
+        if (d->flags & P2N_TEX_READ_AS_INTEGER) { /* integers read as integers: floor(sum / 256) */
+            double s = 0;
+            for (int m = 0; m < 4; m++) s += (double)(int32_t)v[m] * w[m];
+            o[ch] = (uint32_t)(int32_t)floor(s / 256);
+        } else o[ch] = m_filter(t, v, w, part);
     }
 }
 
@@ -550,26 +611,37 @@ static int trap_case(const char *which) {
     static const float t[4] = {1, 2, 3, 4};
     p2n_tex_desc d = desc(P2N_TEX_KIND_ARRAY, 0x20, 1, 4, 4, 0, 0);
     const char *k = "tex1d";
+    /* a bad descriptor traps (CUDA_ERROR_LAUNCH_FAILED); surface accesses fail as on NVIDIA (family tex):
+     * out of range with .trap CUDA_ERROR_ILLEGAL_ADDRESS, a byte x that is not a multiple of the access size
+     * CUDA_ERROR_MISALIGNED_ADDRESS even with .clamp (in range or not) */
+    CUresult want = CUDA_ERROR_LAUNCH_FAILED;
+    int32_t sx = 16;
     if (!strcmp(which, "trap-magic")) d.magic ^= 1;
     else if (!strcmp(which, "trap-levels")) d.levels = 2;
     else if (!strcmp(which, "trap-surface")) { /* suld.trap outside the surface */
         d.flags = P2N_TEX_IS_SURFACE;
         k = "suld_trap";
+        want = CUDA_ERROR_ILLEGAL_ADDRESS;
+    } else if (!strcmp(which, "misaligned-clamp")) { /* suld.b32.clamp at byte 6 (in range) */
+        d.flags = P2N_TEX_IS_SURFACE;
+        k = "suld_clamp";
+        sx = 6;
+        want = CUDA_ERROR_MISALIGNED_ADDRESS;
     } else {
         fprintf(stderr, "unknown case %s\n", which);
         return 1;
     }
     float in[1][4] = {{16.0f, 0.0f}};
-    if (!strcmp(k, "suld_trap")) memcpy(in[0], (int32_t[2]){16, 0}, 8);
+    if (d.flags & P2N_TEX_IS_SURFACE) memcpy(in[0], (int32_t[2]){sx, 0}, 8);
     CUresult r = run(k, object(d, t, sizeof t, NULL), in, 1, NULL);
     printf("%s: launch returned %s\n", which, check_name(r));
-    TRUE(r == CUDA_ERROR_LAUNCH_FAILED);
+    TRUE(r == want);
     return check_done("test_texture");
 }
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s texture.ptx [trap-magic|trap-levels|trap-surface]\n", argv[0]);
+        fprintf(stderr, "usage: %s texture.ptx [trap-magic|trap-levels|trap-surface|misaligned-clamp]\n", argv[0]);
         return 2;
     }
     mod = must_load_ptx(argv[1]);

@@ -62,7 +62,10 @@ conf=$dir/../conformance/ptx/cu/prog.ptx
 txt=$out.mma.txt
 "$dis" "$out.mma.spv" -o "$txt"
 wantn '= OpGroupNonUniformShuffle %uint %uint_3 ' 100 "mma/wmma: fragment shuffles"
-wantn '= OpFAdd %double ' 64 "mma/wmma f16: exact sums in double"
+# the H200's HMMA sum (emit_lanes_mma.c lanes_tc_dot_f32): products in double, scaled and truncated to 64-bit
+# integers, summed exactly
+wantn '= OpConvertFToS %ulong ' 64 "mma/wmma f16: products truncated to 64-bit fixed point"
+wantn '= OpIAdd %ulong ' 64 "mma/wmma f16: fixed-point terms summed exactly"
 wantn '= OpIMul %uint ' 32 "mma s8: integer products"
 # devices that cannot run them: diagnosed (exit 1), naming the reason
 if "$p2n" "$dir/collectives.ptx" --offload-arch=spirv64 --device-lacks=forward-progress -o "$out.fp.spv" 2>"$out.fp.txt"; then

@@ -898,7 +898,16 @@ def gen_surfaces():
             c.line("surface S A")
             inr = [(x, y) for y in range(H) for x in range(0, W * 4, 2 * size)]
             oor = [(-size, 1), (W * 4, 2), (size, H), (2 * size, -1), (W * 4 + 4 * size, H + 2)]
-            for i, (mode, pts) in enumerate([("trap", inr), ("zero", oor), ("clamp", oor)]):
+
+            def clamped(p):
+                return (min(max(p[0], 0), W * 4 - size), min(max(p[1], 0), H - 1))
+            # .clamp: two threads clamped onto one slot would race (which store wins is not defined); where the
+            # far corner lands on (size, H)'s slot (a row of two slots: 16-byte accesses) take the other corner
+            clamp_pts = list(oor)
+            if clamped(clamp_pts[4]) in [clamped(p) for p in clamp_pts[:4]]:
+                clamp_pts[4] = (-4 * size, H + 2)
+            assert len({clamped(p) for p in clamp_pts}) == len(clamp_pts), nm
+            for i, (mode, pts) in enumerate([("trap", inr), ("zero", oor), ("clamp", clamp_pts)]):
                 k = f"k_sust_{mode}"
                 vals = bytes(((j * 13 + 1 + 64 * i) & 0xff) for j in range(16 * len(pts)))
                 surface_launch(c, mode, k, k_sust(k, "2d", ty, vec, mode), "S", pts, values=vals)
@@ -1029,6 +1038,42 @@ def gen_round2():
     c.write()
 
 
+def gen_probes():
+    """probes for the linear-filter and sRGB models of gen/fit_tex.py (deterministic data, no _rng)"""
+    c = Case("probe_srgb_point", "sRGB u8x4 16x16, point: every value 0..255 on each colour channel "
+             "(texel i = (i, i + 85, i + 170, 255 - i) mod 256)")
+    array(c, "A", "u8", 4, [16, 16], data=bytes(v for i in range(256)
+                                                 for v in (i, (i + 85) & 255, (i + 170) & 255, 255 - i)))
+    c.line("texture T array A srgb")
+    fetch(c, "p", "T", centres2d(16, 16))
+    c.write()
+    c = Case("probe_srgb_linear", "sRGB u8x4 1D, linear: consecutive values (texel i = (i, i, i, i)) at weights "
+             "64/128/192, and 0/255/128 next to every odd value at weights 32/96/160/224")
+    array(c, "A", "u8", 4, [256], data=bytes(v for i in range(256) for v in (i, i, i, i)))
+    c.line("texture T array A srgb filter linear")
+    fetch(c, "c", "T", [(i + 0.5 + w / 256,) for i in range(255) for w in (64, 128, 192)], geom="1d")
+    array(c, "B", "u8", 4, [256], data=bytes(v for j in range(128)
+                                              for v in (0, 255, 128, 0, 2 * j + 1, 2 * j + 1, 2 * j + 1, 2 * j + 1)))
+    c.line("texture TB array B srgb filter linear")
+    fetch(c, "p", "TB", [(2 * j + 0.5 + w / 256,) for j in range(128) for w in (32, 96, 160, 224)], geom="1d")
+    c.write()
+    c = Case("probe_s8_linear", "s8x1 1D 512 texels 0, v, 0, v', ... (v = -128..127), linear at weights 16..240 "
+             "from 0 to v and from v to 0")
+    array(c, "A", "s8", 1, [512], data=struct.pack("<512b", *[0 if i % 2 == 0 else i // 2 - 128 for i in range(512)]))
+    c.line("texture T array A filter linear")
+    ws = (16, 48, 80, 112, 144, 176, 208, 240)
+    fetch(c, "a", "T", [(2 * i + 0.5 + w / 256,) for i in range(256) for w in ws], geom="1d")
+    fetch(c, "b", "T", [(2 * i + 1.5 + w / 256,) for i in range(256) for w in ws], geom="1d")
+    c.write()
+    c = Case("probe_f32_special_linear", "f32 1D linear over NaN, infinities, signed zeros, subnormals: every "
+             "neighbour pair at weights 0, 1, 64, 128, 255")
+    data = struct.pack("<12f", math.nan, 1.0, math.inf, -math.inf, -0.0, -0.0, 0.0, -0.0, 1e-45, -1e-45, 2.0, -2.0)
+    array(c, "A", "f32", 1, [12], data=data)
+    c.line("texture T array A filter linear")
+    fetch(c, "a", "T", [(i + 0.5 + w / 256,) for i in range(11) for w in (0, 1, 64, 128, 255)], geom="1d")
+    c.write()
+
+
 def gen_all():
     gen_formats()
     gen_geometry()
@@ -1041,6 +1086,7 @@ def gen_all():
     gen_surfaces()
     gen_errors()
     gen_round2()
+    gen_probes()
 
 
 if __name__ == "__main__":

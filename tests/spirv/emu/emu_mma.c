@@ -2,7 +2,8 @@
  * (emit_lanes_mma.c, on emu.c's sub-group emulation) and compared with the CPU runtime (cpu_mma.c): mma.sync
  * of every shape and type family, wmma load/mma/store of every shape and type with row and column layouts,
  * movmatrix. Inputs per element type: moderate random values with now and then a subnormal, an infinity or a
- * NaN (the f32 fallback path), raw random bits for the integer and b1 forms. */
+ * NaN (the special-term rules), random fp8 bytes (NaN and infinity codes 1 in 64), raw random bits for the
+ * integer and b1 forms. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,6 +39,13 @@ static void fill(unsigned t, uint32_t *w, unsigned n) {
                 memcpy(&w[i++], &u, 8);
             }
             break;
+        case MXE_E4M3: case MXE_E5M2: { /* random bytes, the all-ones exponent (NaN, infinity) 1 in 64 */
+            uint32_t r = emu_rnd(), eb = t == MXE_E4M3 ? 0x78u : 0x7cu;
+            for (unsigned b = 0; b < 4; b++)
+                if (((r >> (8 * b)) & eb) == eb && (emu_rnd() & 63)) r &= ~(0x40u << (8 * b));
+            w[i] = r;
+            break;
+        }
         default: w[i] = emu_rnd(); break;
         }
     }

@@ -21,6 +21,8 @@ void km16(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km17(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km18(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km19(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void km20(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void km21(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw0(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw1(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw2(uint64_t out, uint64_t in, void *local, int32_t dyn);
@@ -60,6 +62,8 @@ static const struct mma_form {
     {km17, 0x1aa99308u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc */
     {km18, 0x2aa99908u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc */
     {km19, 0x1aa99a08u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc */
+    {km20, 0x033cb708u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 */
+    {km21, 0x033bc708u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32 */
     {kw0, 0x80000b08u, {1, 0x00000b09u, 0x00050b09u, 0x00020b09u, 0x00020b0au}}, /* wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 */
     {kw1, 0x83000c08u, {1, 0x00040c09u, 0x00010c09u, 0x00060c09u, 0x00063c0au}}, /* wmma.mma.sync.aligned.col.row.m32n8k16.f32.f16 */
     {kw2, 0x80300d08u, {1, 0x00000d09u, 0x00010d09u, 0x00063d09u, 0x00020d0au}}, /* wmma.mma.sync.aligned.row.row.m8n32k16.f16.f32 */
