@@ -12,7 +12,8 @@
  * Conditions (else the alloca is left alone): it is a fixed-size alloca of an amdgpu_kernel; every use, through
  * GEPs and addrspacecasts, is a simple load, a lifetime marker, or a simple store whose address is a constant
  * offset c into the alloca and whose value is a simple load from llvm.amdgcn.kernarg.segment.ptr + k of a type
- * of whole bytes, with k - c the same for every store. Anything else (the address escapes, is compared,
+ * of whole bytes, with k - c >= 0 the same for every store, and the copy's last byte maps below the end of some
+ * kernarg load of the kernel (so every in-bounds load of the copy stays in the segment). Anything else (the address escapes, is compared,
  * selected, passed to a call, stored as a value; memcpy/memset; volatile or atomic access) keeps it. */
 #include <llvm-c/Target.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@ typedef struct fwd {
     uint32_t n, cap;
     bool have_delta;
     int64_t delta;       /* kernarg offset - alloca offset, the same for every store */
+    int64_t seg_end;     /* the largest kernarg offset + size the function loads: those bytes exist */
 } fwd;
 
 static bool is_call_to(LLVMValueRef i, const char *name, size_t len) {
@@ -169,6 +171,20 @@ static bool rewrite(fwd *F, LLVMBuilderRef B, LLVMValueRef alloca) {
     return true;
 }
 
+/* the largest kernarg offset + size any load of f reads (constant offsets from the segment pointer) */
+static int64_t kernarg_end(const fwd *F, LLVMValueRef f) {
+    int64_t end = 0;
+    for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b))
+        for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+            int64_t k;
+            if (!LLVMIsALoadInst(i) || !is_call_to(strip_const_gep(LLVMGetOperand(i, 0), &k), KARG, sizeof KARG - 1))
+                continue;
+            int64_t e = k + (int64_t)LLVMStoreSizeOfType(F->DL, LLVMTypeOf(i));
+            end = e > end ? e : end;
+        }
+    return end;
+}
+
 /* GEPs with more indices than rewrite() handles are rare; refuse them before changing anything */
 static bool geps_small(const fwd *F) {
     for (uint32_t i = 0; i < F->n; i++)
@@ -191,7 +207,12 @@ void amdgpu_forward_kernarg_copies(LLVMModuleRef M) {
                 if (!LLVMIsAAllocaInst(in) || !LLVMIsAConstantInt(LLVMGetOperand(in, 0))) continue;
                 F.n = 0;
                 F.have_delta = false;
-                if (uses_ok(&F, in, in) && F.have_delta && geps_small(&F)) {
+                /* every byte of the copy must map below a kernarg byte the kernel loads (an in-bounds load of the
+                 * copy then stays inside the kernarg segment, whatever its variable offset) */
+                int64_t bytes = (int64_t)(LLVMStoreSizeOfType(F.DL, LLVMGetAllocatedType(in)) *
+                                          LLVMConstIntGetZExtValue(LLVMGetOperand(in, 0)));
+                if (uses_ok(&F, in, in) && F.have_delta && F.delta >= 0 && F.delta + bytes <= kernarg_end(&F, f) &&
+                    geps_small(&F)) {
                     again = rewrite(&F, B, in); /* false: out of memory, nothing changed */
                     break;
                 }
