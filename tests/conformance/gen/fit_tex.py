@@ -48,23 +48,7 @@ def f32(x):
 
 def rnd_frac(q):
     """a Fraction to the nearest f32 (ties to even), exactly"""
-    if q == 0:
-        return 0.0
-    s = -1 if q < 0 else 1
-    q = abs(q)
-    e = q.numerator.bit_length() - q.denominator.bit_length()
-    while Fraction(2) ** e > q:
-        e -= 1
-    while Fraction(2) ** (e + 1) <= q:
-        e += 1
-    e = max(e, -126)
-    ulp = Fraction(2) ** (e - 23)
-    m = q / ulp
-    fl = m.numerator // m.denominator
-    r = m - fl
-    if r > Fraction(1, 2) or (r == Fraction(1, 2) and fl % 2):
-        fl += 1
-    return s * float(fl * ulp)
+    return float(round_float(q, 24, -126, "even"))
 
 
 def bits(x):
