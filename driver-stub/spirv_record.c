@@ -35,19 +35,15 @@ CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn r
         if (err) *err = p2n_bk_msg("%s", why);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    if (r[0] == 4) { /* a null-page check (targets/spirv/spirv_faults.c): [2..3] the address */
+    if (r[0] == 4 || r[0] == 5) { /* a memory fault the code found itself: a null-page check
+                                   * (targets/spirv/spirv_faults.c) or a misaligned surface access
+                                   * (targets/llvm/emit_surface.c); [2..3] the address */
+        bool mis = r[0] == 5;
         if (err)
-            *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: access to address 0x%llx "
-                              "(an illegal memory access was encountered)", kernel, r[8], r[9], r[10], r[11], r[12],
-                              r[13], (unsigned long long)addr_at(r, 2));
-        return CUDA_ERROR_ILLEGAL_ADDRESS;
-    }
-    if (r[0] == 5) { /* a misaligned surface access (targets/llvm/emit_surface.c): [2..3] the address */
-        if (err)
-            *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: access to address 0x%llx "
-                              "(misaligned address)", kernel, r[8], r[9], r[10], r[11], r[12], r[13],
-                              (unsigned long long)addr_at(r, 2));
-        return CUDA_ERROR_MISALIGNED_ADDRESS;
+            *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: access to address 0x%llx (%s)", kernel,
+                              r[8], r[9], r[10], r[11], r[12], r[13], (unsigned long long)addr_at(r, 2),
+                              mis ? "misaligned address" : "an illegal memory access was encountered");
+        return mis ? CUDA_ERROR_MISALIGNED_ADDRESS : CUDA_ERROR_ILLEGAL_ADDRESS;
     }
     if (r[0] != 2) {
         if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", kernel);
