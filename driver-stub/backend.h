@@ -63,6 +63,7 @@ typedef struct p2n_bk_kernel_info {
     uint32_t reqntid[3];
     int cluster_launch;              /* .explicitcluster without .reqnctapercluster: cuLaunchKernel (no cluster
                                       * dimensions) fails with CUDA_ERROR_INVALID_CLUSTER_SIZE, as on NVIDIA */
+    int cluster_dims_fixed;          /* .reqnctapercluster: every launch is a cluster launch */
     uint32_t num_regs;               /* best estimate; 0 = unknown */
 } p2n_bk_kernel_info;
 
@@ -73,6 +74,8 @@ typedef struct p2n_bk_launch {
     const void *params;              /* packed as p2n_bk_kernel_info says */
     void (*printf_sink)(void *user, const char *text, size_t len);
     void *printf_user;
+    uint32_t launch_flags;           /* P2N_LAUNCH_* (cpu/host_abi.h): P2N_LAUNCH_CLUSTER for a cluster launch; the
+                                      * kernels read it (ctx launch_flags; SPIR-V: error record SPIRV_REC_LAUNCH_OFF) */
 } p2n_bk_launch;
 
 typedef struct p2n_backend_ops {

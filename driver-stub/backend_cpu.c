@@ -26,6 +26,7 @@ static CUresult map_status(cpu_status s)
     case CPU_ERR_ILLEGAL_ADDRESS: return CUDA_ERROR_ILLEGAL_ADDRESS;
     case CPU_ERR_NOT_SUPPORTED: return CUDA_ERROR_NOT_SUPPORTED;
     case CPU_ERR_MISALIGNED_ADDRESS: return CUDA_ERROR_MISALIGNED_ADDRESS;
+    case CPU_ERR_ILLEGAL_INSTRUCTION: return CUDA_ERROR_ILLEGAL_INSTRUCTION;
     }
     return CUDA_ERROR_UNKNOWN;
 }
@@ -115,6 +116,7 @@ static void cpu_kernel_info_(const p2n_bk_kernel *k, p2n_bk_kernel_info *out)
     out->max_threads_per_block = ki.max_threads_per_block;
     memcpy(out->reqntid, ki.reqntid, sizeof out->reqntid);
     out->cluster_launch = ki.cluster_launch;
+    out->cluster_dims_fixed = ki.cluster_dims_fixed;
 }
 
 static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
@@ -128,6 +130,7 @@ static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err
     cl.params = l->params;
     cl.printf_sink = l->printf_sink;
     cl.printf_user = l->printf_user;
+    cl.launch_flags = l->launch_flags;
     return map_status(cpu_launch_kernel((cpu_kernel *)k, &cl, err));
 }
 

@@ -61,6 +61,7 @@ struct p2n_func {
     char *name;
     int max_dynamic_shared;         /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
     int carveout;
+    int req_cluster[3];             /* CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set at run time (0: not) */
 };
 
 typedef struct p2n_stream {
@@ -135,6 +136,11 @@ P2N_DRV_HIDDEN void p2n_drv_alloc_release_ctx(p2n_ctx *c);
 /* module.c */
 P2N_DRV_HIDDEN void p2n_drv_module_release_ctx(p2n_ctx *c);
 P2N_DRV_HIDDEN void p2n_drv_module_destroy(p2n_module *m);
+
+/* texref.c: texture/surface references. Before a launch of one of module m's kernels: a new object for each
+ * reference whose state changed, its handle written into the module's global (the launch fails with the error) */
+P2N_DRV_HIDDEN CUresult p2n_drv_refs_sync(p2n_module *m);
+P2N_DRV_HIDDEN void p2n_drv_refs_module_gone(p2n_module *m);
 
 /* stream.c */
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */

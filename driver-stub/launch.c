@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/host_abi.h" /* P2N_LAUNCH_* */
 #include "internal.h"
 
 static int is_sticky(CUresult r)
@@ -126,6 +127,19 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     }
     if (threads > (uint64_t)p2n_drv.dev.max_threads_per_block)
         return CUDA_ERROR_INVALID_VALUE;
+    /* cluster dimensions set with cuFuncSetAttribute (REQUIRED_CLUSTER_*): all three or none (CUDA's rule); only
+     * clusters of one block run (launch_ex) */
+    const int *rc = f->req_cluster;
+    if (!cluster_dims && (rc[0] || rc[1] || rc[2])) {
+        if (!rc[0] || !rc[1] || !rc[2])
+            return CUDA_ERROR_INVALID_CLUSTER_SIZE;
+        if ((uint64_t)rc[0] * (uint64_t)rc[1] * (uint64_t)rc[2] > 1) {
+            fprintf(stderr, "ptx2native: cuLaunchKernel: thread-block clusters of %dx%dx%d blocks are not supported "
+                    "(only clusters of one block)\n", rc[0], rc[1], rc[2]);
+            return CUDA_ERROR_NOT_SUPPORTED;
+        }
+        cluster_dims = 1;
+    }
     /* NVIDIA (recorded, conformance case cluster/sreg_explicitcluster_plain_launch): a kernel declared
      * .explicitcluster without .reqnctapercluster cannot be launched without cluster dimensions */
     if (f->info.cluster_launch && !cluster_dims)
@@ -138,6 +152,9 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     if (shmem > (unsigned)f->max_dynamic_shared ||
         (uint64_t)shmem + f->info.static_shared_bytes > (uint64_t)p2n_drv.dev.max_shared_per_block_optin)
         return CUDA_ERROR_INVALID_VALUE;
+    r = p2n_drv_refs_sync(f->module); /* texture/surface references bound since the last launch */
+    if (r != CUDA_SUCCESS)
+        return r;
     uint8_t *params = NULL;
     r = pack_params(f, kernelParams, extra, &params);
     if (r != CUDA_SUCCESS)
@@ -150,6 +167,8 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
         .params = params,
         .printf_sink = p2n_drv_ctx_printf,
         .printf_user = c,
+        /* a cluster launch (shared::cluster async operations fault outside one, as on NVIDIA: emit_cluster.c) */
+        .launch_flags = cluster_dims || f->info.cluster_dims_fixed ? P2N_LAUNCH_CLUSTER : 0,
     };
     char *err = NULL;
     r = p2n_drv.be->launch(f->bk, &l, &err);
@@ -247,10 +266,13 @@ static CUresult func_attribute(int *pi, CUfunction_attribute attrib, p2n_func *f
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
     case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *pi = f->max_dynamic_shared; break;
     case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = f->carveout; break;
-    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        /* .reqnctapercluster kernels that load are 1x1x1 (larger ones are stubs: emit_module.c) */
+        *pi = ki->cluster_dims_fixed ? 1 : f->req_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH];
+        break;
+    case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET:
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE: *pi = 0; break;
     default: return CUDA_ERROR_INVALID_VALUE;
@@ -273,9 +295,17 @@ static CUresult func_set_attribute(p2n_func *f, CUfunction_attribute attrib, int
         return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:
     case CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE:
+        return CUDA_SUCCESS;
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_HEIGHT:
     case CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH:
+        /* cuda.h: "If the value is set during compile time, it cannot be set at runtime" (NOT_PERMITTED); the
+         * dimensions are checked at launch */
+        if (f->info.cluster_dims_fixed)
+            return CUDA_ERROR_NOT_PERMITTED;
+        if (value < 0)
+            return CUDA_ERROR_INVALID_VALUE;
+        f->req_cluster[attrib - CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH] = value;
         return CUDA_SUCCESS;
     default:
         return CUDA_ERROR_INVALID_VALUE;

@@ -586,6 +586,7 @@ void p2n_drv_module_destroy(p2n_module *m)
 {
     list_remove(m);
     p2n_drv_unregister(m);
+    p2n_drv_refs_module_gone(m);
     for (size_t i = 0; i < m->nfuncs; i++) {
         p2n_drv_unregister(m->funcs[i]);
         m->funcs[i]->magic = 0;

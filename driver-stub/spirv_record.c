@@ -45,6 +45,14 @@ CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn r
                               mis ? "misaligned address" : "an illegal memory access was encountered");
         return mis ? CUDA_ERROR_MISALIGNED_ADDRESS : CUDA_ERROR_ILLEGAL_ADDRESS;
     }
+    if (r[0] == 6) { /* an instruction NVIDIA refuses in this launch (targets/llvm/emit_cluster.c): [2..3] its name */
+        char what[256];
+        dev_string(read, addr_at(r, 2), what, sizeof what);
+        if (err)
+            *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: %s (an illegal instruction was "
+                              "encountered)", kernel, r[8], r[9], r[10], r[11], r[12], r[13], what);
+        return CUDA_ERROR_ILLEGAL_INSTRUCTION;
+    }
     if (r[0] != 2) {
         if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", kernel);
         return CUDA_ERROR_LAUNCH_FAILED;

@@ -19,7 +19,8 @@ uint64_t p2n_rec_now_ns(void);
 /* r: the first SPIRV_REC_ERR_WORDS words of the record after a launch of `kernel`. CUDA_SUCCESS when no work-item
  * failed; else the CUDA error of the first failure (1 trap: LAUNCH_FAILED, 2 assert: ASSERT with the CPU runtime's
  * message on stderr, 3 deferred unsupported kernel: NOT_SUPPORTED, 4 null-page or out-of-range .trap surface access:
- * ILLEGAL_ADDRESS, 5 misaligned surface access: MISALIGNED_ADDRESS) and its message in *err. The caller clears
+ * ILLEGAL_ADDRESS, 5 misaligned surface access: MISALIGNED_ADDRESS, 6 a shared::cluster async operation outside a
+ * cluster launch: ILLEGAL_INSTRUCTION) and its message in *err. The caller clears
  * the words. */
 CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn read, char **err);
 

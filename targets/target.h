@@ -22,6 +22,14 @@ typedef struct target_hooks {
     /* a p2n_thread_ctx field (emit.h CTX_*) computed directly, e.g. a special register read by intrinsic, instead
      * of loaded from ctx; NULL (or a NULL result): the load from ctx */
     struct LLVMOpaqueValue *(*ctx_field)(struct emit_ctx *E, unsigned off, struct LLVMOpaqueType *t);
+    /* Lowering choices of the shared emission (false/0: the generic form every target accepts). They change
+     * the code's cost on one back end, never what it computes. */
+    bool barrier_acq_rel;      /* release fence; barrier; acquire fence around bar/barrier instead of seq_cst
+                                * fences (the AMDGPU memory model's pattern, what HIP's __syncthreads emits) */
+    bool cvt_f64_s32_clamp;    /* cvt f64 -> s32 as maximumnum/minimumnum then fptosi instead of fptosi.sat +
+                                * NaN select (v_max/v_min/v_cvt on AMDGPU) */
+    unsigned global_as;        /* non-zero: .global accesses through this LLVM address space, cast to generic
+                                * (AMDGPU: global_* instead of flat_* once infer-address-spaces sees the cast) */
 } target_hooks;
 
 typedef struct target_desc {

@@ -31,6 +31,7 @@ typedef enum cpu_status {
     CPU_ERR_ILLEGAL_ADDRESS, /* kernel code faulted on a memory access (CUDA_ERROR_ILLEGAL_ADDRESS, sticky) */
     CPU_ERR_NOT_SUPPORTED,   /* a kernel stubbed by --defer-unsupported was launched (CUDA_ERROR_NOT_SUPPORTED) */
     CPU_ERR_MISALIGNED_ADDRESS, /* kernel code found a misaligned access (CUDA_ERROR_MISALIGNED_ADDRESS, sticky) */
+    CPU_ERR_ILLEGAL_INSTRUCTION, /* an instruction NVIDIA refuses in this launch (CUDA_ERROR_ILLEGAL_INSTRUCTION, sticky) */
 } cpu_status;
 
 /* Loads a host code object (the bytes `ptx2native --offload-arch=host` wrote). `error` (may be NULL) gets a
@@ -53,6 +54,7 @@ typedef struct cpu_kernel_info {
     uint32_t max_threads_per_block; /* from .maxntid/.reqntid, else 1024 */
     uint32_t reqntid[3];            /* 0 when not required */
     int cluster_launch;             /* P2N_KERNEL_CLUSTER_LAUNCH: launches must give cluster dimensions */
+    int cluster_dims_fixed;         /* P2N_KERNEL_CLUSTER_DIMS: .reqnctapercluster, every launch is a cluster launch */
 } cpu_kernel_info;
 void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info);
 
@@ -64,6 +66,7 @@ typedef struct cpu_launch {
     /* printf output goes here (the driver stub forwards it to stdout at synchronisation, as CUDA does) */
     void (*printf_sink)(void *user, const char *text, size_t len);
     void *printf_user;
+    uint32_t launch_flags;          /* P2N_LAUNCH_* (host_abi.h), every thread's ctx launch_flags */
 } cpu_launch;
 
 /* Runs a whole grid to completion (the stub provides asynchrony on top). On CPU_ERR_LAUNCH_FAILED or

@@ -194,6 +194,7 @@ typedef struct launch {
     uint32_t dyn, smem_size;
     size_t stack_size;
     int32_t budget;
+    uint32_t launch_flags;                    /* P2N_LAUNCH_*, every ctx's launch_flags */
     _Alignas(64) _Atomic uint64_t next_block; /* own cache line: written per block */
     _Alignas(64) atomic_int abort;            /* read per thread */
     _Alignas(64) char pad_;
@@ -876,7 +877,7 @@ static void rt_warp_matrix(p2n_thread_ctx *ctx, uint32_t op, uint32_t *io) {
         p2n_matrix_lane(op, io, f->lane);
         return;
     }
-    if (kind < P2N_MX_LDMATRIX || kind > P2N_MX_MOVMATRIX)
+    if (kind < P2N_MX_LDMATRIX || kind > P2N_MX_MMA_SP)
         fail_thread(f->w, f, CPU_ERR_LAUNCH_FAILED, "warp matrix operation: unknown operation 0x%x", op);
     coll_arrive(f, C_MATRIX, 0, 0xffffffffu, (uint64_t)(uintptr_t)io, op, 0);
 }
@@ -978,6 +979,9 @@ static _Noreturn void rt_assertfail(p2n_thread_ctx *ctx, const char *message, co
     if (char_size == P2N_ASSERT_MISALIGNED_ADDRESS)
         fail_thread(w, f, CPU_ERR_MISALIGNED_ADDRESS, "access to address %p (misaligned address)",
                     (const void *)message);
+    if (char_size == P2N_ASSERT_ILLEGAL_INSTRUCTION) /* `message` names the instruction */
+        fail_thread(w, f, CPU_ERR_ILLEGAL_INSTRUCTION, "%s (an illegal instruction was encountered)",
+                    message ? message : "?");
     const uint32_t *b = w->tmpl.ctaid, *t = f->ctx.tid;
     char *text = fmt("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file ? file : "?", line,
                      function ? function : "?", b[0], b[1], b[2], t[0], t[1], t[2], message ? message : "?");
@@ -1404,6 +1408,7 @@ static bool worker_prepare(worker *w, launch *L) {
     w->tmpl.smem_size = L->smem_size;
     w->tmpl.yield_budget = L->budget;
     w->tmpl.rt = &p2n_cpu_rt_table;
+    w->tmpl.launch_flags = L->launch_flags;
     for (uint32_t i = 0; i < L->nthreads; i++) {
         fiber *f = &w->fib[i];
         f->ctx = w->tmpl;
@@ -1657,6 +1662,7 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     L.nwarps = (L.nthreads + 31) / 32;
     L.dyn = cl->dynamic_shared_bytes;
     L.smem_size = (uint32_t)smem;
+    L.launch_flags = cl->launch_flags;
     size_t stack = 128 * 1024;
     const char *e = getenv("P2N_CPU_STACK_KB");
     if (e && atoi(e) >= 16)

@@ -194,7 +194,7 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
     cpu_status st = CPU_OK;
     if (!d || !rt)
         st = fail(error, CPU_ERR_INVALID_IMAGE, "host code object: __p2n_module or __p2n_rt not found");
-    else if (d->abi_version != P2N_HOST_ABI_VERSION && d->abi_version != 1)
+    else if (d->abi_version < 1 || d->abi_version > P2N_HOST_ABI_VERSION) /* 1, 2: ctx without launch_flags */
         st = fail(error, CPU_ERR_INVALID_IMAGE,
                   "host code object: ABI version %u, this runtime implements version %u (recompile the module)",
                   d->abi_version, P2N_HOST_ABI_VERSION);
@@ -292,4 +292,5 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
     }
     info->max_threads_per_block = maxt;
     info->cluster_launch = (d->flags & P2N_KERNEL_CLUSTER_LAUNCH) != 0;
+    info->cluster_dims_fixed = (d->flags & P2N_KERNEL_CLUSTER_DIMS) != 0;
 }

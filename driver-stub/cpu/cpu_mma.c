@@ -6,7 +6,10 @@
  *     f16 result as the exact sum rounded once to nearest (an infinite or NaN term: the f32 chain in k order);
  *   e4m3, e5m2 inputs: as ptxas lowers them for sm_90 (fp8_sm90);
  *   f64: the fma chain d = fma(a_k, b_k, d) from d = c in k order;
- *   integers: exact, then wrapped to 32 bits or (.satfinite) clamped; b1: c + popc(a op b) per word. */
+ *   integers: exact, then wrapped to 32 bits or (.satfinite) clamped; b1: c + popc(a op b) per word.
+ * mma.sp: the compressed A and the metadata expanded to the dense A (zeros in the pruned places, mx_forms.h),
+ * then the dense product above with the products of the pruned places dropped (sp_dense): the sparse forms run
+ * on the same tensor cores. Not recorded on NVIDIA yet (tests/conformance/pending/cases/mma/mma_sp_*). */
 #include "cpu_internal.h"
 #include "mx_forms.h"
 
@@ -146,6 +149,57 @@ static void gather(const p2n_mx *f, unsigned x, unsigned t, unsigned base, uint3
     }
 }
 
+/* mma.sp: the raw dense element (r, k) of A from the raw compressed row `comp` of r and the metadata words of
+ * the warp, moved unit by unit (mx_forms.h: a tf32 element is two units, a unit two 4-bit elements). *pruned:
+ * no stored unit went there. The tensor core multiplies only the stored values, with the B rows the metadata
+ * selects (NVIDIA A100 whitepaper, "Sparse Tensor Core"): a pruned place contributes nothing, not even the NaN
+ * of 0 * inf, so the products of pruned places are dropped (compute: B taken as 0 there). */
+static uint64_t sp_dense(const p2n_mx *f, const uint64_t *comp, const uint32_t *meta, unsigned r, unsigned k,
+                         bool *pruned) {
+    unsigned eb = p2n_mx_bits(f->ta), ub = p2n_mx_sp_unit(f->ta), parts = eb > ub ? eb / ub : 1;
+    unsigned w = eb < ub ? eb : ub; /* bits moved per part */
+    uint64_t raw = 0;
+    *pruned = true;
+    for (unsigned h = 0; h < parts; h++) {
+        unsigned at = k * eb + h * ub, u = at / ub, off = at % ub, lane, bit, src;
+        p2n_mx_sp_meta(f, r, u / 4, &lane, &bit);
+        unsigned nib = (meta[lane] >> bit) & 15u;
+        if ((nib >> 2) == u % 4) src = 2 * (u / 4) + 1;
+        else if ((nib & 3u) == u % 4) src = 2 * (u / 4);
+        else continue; /* a pruned place: zero */
+        *pruned = false;
+        unsigned sb = src * ub + off;
+        raw |= ((comp[sb / eb] >> (sb % eb)) & ((1ull << w) - 1)) << (h * ub);
+    }
+    return raw;
+}
+
+/* mma.sp: gather the compressed A and the metadata of the warp, expand into the dense dst (K columns);
+ * pruned[r K + k] says that no stored value went to (r, k) */
+static void gather_sparse(const p2n_mx *f, uint32_t *io[32], mxv *dst, bool *pruned) {
+    static const uint32_t zero[64];
+    static _Thread_local uint64_t comp[16 * 64];
+    unsigned t = f->ta, per = p2n_mx_per_lane(f, MXF_A, t), bits = p2n_mx_bits(t), rows, cc;
+    p2n_mx_dims(f, MXF_A, t, &rows, &cc);
+    unsigned mw = p2n_mx_sp_meta_word(f);
+    uint32_t meta[32];
+    for (unsigned l = 0; l < 32; l++) {
+        const uint32_t *w = io[l] ? io[l] : zero;
+        meta[l] = io[l] ? io[l][mw] : 0;
+        for (unsigned s = 0; s < per; s++) {
+            unsigned r, c;
+            p2n_mx_elem(f, MXF_A, t, l, s, &r, &c);
+            comp[r * cc + c] = raw_get(w, s, bits);
+        }
+    }
+    for (unsigned r = 0; r < rows; r++)
+        for (unsigned k = 0; k < f->k; k++) {
+            uint64_t raw = sp_dense(f, comp + r * cc, meta, r, k, &pruned[r * f->k + k]);
+            if (is_float(t)) dst[r * f->k + k].d = fp_value(t, raw);
+            else dst[r * f->k + k].i = int_value(t, raw);
+        }
+}
+
 /* the value of an f16 result c + sum a[k] b[k]: the exact sum rounded once to nearest; an infinite or NaN term:
  * the f32 sum in k order (a NaN is the caller's business) */
 static double f16_hmma(double c, const float *a, const float *b, unsigned n) {
@@ -169,13 +223,17 @@ static double f16_hmma(double c, const float *a, const float *b, unsigned n) {
  * k32, m16n8k8 for k16) from a zero accumulator, the first over the k with k % 4 in {0, 1} (the low f16x2 half of
  * each fragment word), the second accumulating over k % 4 in {2, 3}; then C added by an FADD (f32, to nearest)
  * or an HADD2 (f16). */
-static uint64_t fp8_sm90(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r, unsigned c, uint64_t craw) {
+static uint64_t fp8_sm90(const p2n_mx *f, const mxv *A, const mxv *B, const bool *P, unsigned r, unsigned c,
+                         uint64_t craw) {
     unsigned K = f->k, N = f->n;
-    float a[2][16], b[2][16];
+    float a[2][32], b[2][32]; /* K up to 64 (mma.sp m16n8k64) */
     for (unsigned k = 0; k < K; k++) {
-        unsigned h = (k >> 1) & 1, i = (k >> 2) * 2 + (k & 1);
+        /* mma.sp (not recorded yet, sm_89+): the halves of the compressed fragment words are the chunks of even
+         * and odd index, k / 4 */
+        unsigned h = f->sparse ? (k >> 2) & 1 : (k >> 1) & 1;
+        unsigned i = f->sparse ? (k >> 3) * 4 + (k & 3) : (k >> 2) * 2 + (k & 1);
         a[h][i] = (float)A[r * K + k].d;
-        b[h][i] = (float)B[k * N + c].d;
+        b[h][i] = P && P[r * K + k] ? 0.0f : (float)B[k * N + c].d;
     }
     double cv = fp_value(f->tc, craw);
     if (f->td == MXE_F16) {
@@ -187,7 +245,9 @@ static uint64_t fp8_sm90(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r
     return isnan(d) ? 0x7fffffffu : f_bits(d);
 }
 
-static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r, unsigned c, uint64_t craw) {
+/* P (mma.sp, else NULL): the pruned places of A, whose products are dropped */
+static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, const bool *P, unsigned r, unsigned c,
+                        uint64_t craw) {
     unsigned K = f->k, N = f->n;
     if (f->ta == MXE_F64) {
         double d = fp_value(MXE_F64, craw);
@@ -196,12 +256,12 @@ static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r,
         memcpy(&u, &d, 8);
         return u;
     }
-    if (f->ta == MXE_E4M3 || f->ta == MXE_E5M2) return fp8_sm90(f, A, B, r, c, craw);
+    if (f->ta == MXE_E4M3 || f->ta == MXE_E5M2) return fp8_sm90(f, A, B, P, r, c, craw);
     if (is_float(f->ta)) {
         float cf = (float)fp_value(f->tc, craw), a[64], b[64];
         for (unsigned k = 0; k < K; k++) {
             a[k] = (float)A[r * K + k].d;
-            b[k] = (float)B[k * N + c].d;
+            b[k] = P && P[r * K + k] ? 0.0f : (float)B[k * N + c].d;
         }
         if (f->td == MXE_F16) {
             double h = f16_hmma(cf, a, b, K);
@@ -224,11 +284,13 @@ static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, unsigned r,
 }
 
 static void mma(const p2n_mx *f, uint32_t *io[32]) {
-    /* largest: A m16n8k64 (16 x 64), B m8n32k16 (16 x 32); per worker thread */
-    static _Thread_local mxv TA[16 * 64], TB[16 * 32];
+    /* largest: A and B of mma.sp m16n8k128 .u4 (16 x 128, 128 x 8); per worker thread */
+    static _Thread_local mxv TA[16 * 128], TB[128 * 8];
+    static _Thread_local bool TP[16 * 128];
     unsigned wa = p2n_mx_words(f, MXF_A, f->ta), wb = p2n_mx_words(f, MXF_B, f->tb);
     unsigned wc = p2n_mx_words(f, MXF_C, f->tc);
-    gather(f, MXF_A, f->ta, 0, io, TA, f->k);
+    if (f->sparse) gather_sparse(f, io, TA, TP);
+    else gather(f, MXF_A, f->ta, 0, io, TA, f->k);
     gather(f, MXF_B, f->tb, wa, io, TB, f->n);
     unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc), db = p2n_mx_bits(f->td);
     for (unsigned l = 0; l < 32; l++) {
@@ -237,7 +299,7 @@ static void mma(const p2n_mx *f, uint32_t *io[32]) {
         for (unsigned s = 0; s < per; s++) {
             unsigned r, col;
             p2n_mx_elem(f, MXF_C, f->td, l, s, &r, &col);
-            raw_put(d, s, db, compute(f, TA, TB, r, col, raw_get(c, s, cb)));
+            raw_put(d, s, db, compute(f, TA, TB, f->sparse ? TP : NULL, r, col, raw_get(c, s, cb)));
         }
     }
 }
@@ -261,7 +323,7 @@ static void movmatrix(uint32_t *io[32]) {
 bool p2n_mma_compute(uint32_t op, uint32_t *io[32]) {
     p2n_mx f = p2n_mx_decode(op);
     if (f.kind == P2N_MX_MOVMATRIX) movmatrix(io);
-    else if (f.kind == P2N_MX_MMA) mma(&f, io);
+    else if (f.kind == P2N_MX_MMA || f.kind == P2N_MX_MMA_SP) mma(&f, io);
     else return false;
     return true;
 }

@@ -34,8 +34,9 @@
 #include <stdint.h>
 
 /* 2: p2n_kernel_desc.block_entry and P2N_KERNEL_THREAD_LOOP (the runtime still loads version 1 objects, whose
- * kernel table lacks that last field) */
-#define P2N_HOST_ABI_VERSION 2u
+ * kernel table lacks that last field); 3: p2n_thread_ctx.launch_flags (code may read it: a runtime of version 2
+ * must not load such an object; the runtime loads versions 1..3) */
+#define P2N_HOST_ABI_VERSION 3u
 
 typedef struct p2n_thread_ctx {
     uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
@@ -48,7 +49,13 @@ typedef struct p2n_thread_ctx {
     int32_t yield_budget;     /* see above */
     const struct p2n_rt_table *rt;
     void *priv;               /* runtime-private (fiber, block and warp state) */
+    uint32_t launch_flags;    /* P2N_LAUNCH_* of this launch, the same in every thread (version 3) */
 } p2n_thread_ctx;
+
+/* p2n_thread_ctx.launch_flags. CLUSTER: a cluster launch (cluster dimensions given at launch or by
+ * cuFuncSetAttribute, or the kernel declares .reqnctapercluster): shared::cluster-destination async operations
+ * fault without it, as on NVIDIA (targets/llvm/emit_cluster.c) */
+enum { P2N_LAUNCH_CLUSTER = 1u };
 
 /* Operation codes shared by emitted code and the runtime. */
 enum { P2N_SHFL_IDX = 0, P2N_SHFL_UP = 1, P2N_SHFL_DOWN = 2, P2N_SHFL_BFLY = 3 };
@@ -71,7 +78,8 @@ enum { P2N_MX_LDMATRIX = 1, P2N_MX_STMATRIX = 2, P2N_MX_MMA_F16_F32_M16N8K16 = 3
        P2N_MX_WMMA_F16_F32_M16N16K16 = 5, P2N_MX_WMMA_LOAD = 6, P2N_MX_WMMA_STORE = 7,
        /* the generic forms of mx_forms.h: mma.sync/wmma.mma of any shape and type, wmma fragment load/store
         * (lane-local), movmatrix */
-       P2N_MX_MMA = 8, P2N_MX_FRAG_LOAD = 9, P2N_MX_FRAG_STORE = 10, P2N_MX_MOVMATRIX = 11 };
+       P2N_MX_MMA = 8, P2N_MX_FRAG_LOAD = 9, P2N_MX_FRAG_STORE = 10, P2N_MX_MOVMATRIX = 11,
+       P2N_MX_MMA_SP = 12 /* mma.sp: sparse A + metadata (mx_forms.h) */ };
 #define P2N_MX_NUM(op) (((op) >> 8) & 0xfu)   /* ldmatrix/stmatrix: number of matrices (1, 2, 4) */
 #define P2N_MX_TRANS 0x1000u                   /* ldmatrix/stmatrix .trans */
 #define P2N_MX_COLMAJOR 0x2000u                /* wmma.load/store .col */
@@ -131,7 +139,10 @@ typedef struct p2n_rt_table {
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,
        P2N_KERNEL_THREAD_LOOP = 8u /* block_entry is set (version 2) */,
        P2N_KERNEL_CLUSTER_LAUNCH = 16u /* .explicitcluster without .reqnctapercluster: a launch must give cluster
-                                        * dimensions (cuLaunchKernel fails with CUDA_ERROR_INVALID_CLUSTER_SIZE) */ };
+                                        * dimensions (cuLaunchKernel fails with CUDA_ERROR_INVALID_CLUSTER_SIZE) */,
+       P2N_KERNEL_CLUSTER_DIMS = 32u /* .reqnctapercluster: every launch is a cluster launch */,
+       P2N_KERNEL_LAUNCH_FLAGS = 64u /* some code of the module reads ctx launch_flags (AMDGPU: the kernels take
+                                      * them as a hidden trailing kernel argument, targets/amdgpu/amdgpu_lower.c) */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 /* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,
@@ -139,6 +150,10 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
  * CUDA_ERROR_ILLEGAL_ADDRESS / CUDA_ERROR_MISALIGNED_ADDRESS (both sticky), as NVIDIA's does. */
 #define P2N_ASSERT_ILLEGAL_ADDRESS (UINT64_MAX - 1)
 #define P2N_ASSERT_MISALIGNED_ADDRESS (UINT64_MAX - 2)
+/* assertfail with this char_size: an instruction NVIDIA refuses to execute in this launch (a shared::cluster
+ * async operation outside a cluster launch, targets/llvm/emit_cluster.c); `message` is a constant string naming
+ * it. The launch fails with CUDA_ERROR_ILLEGAL_INSTRUCTION (sticky), as NVIDIA's does. */
+#define P2N_ASSERT_ILLEGAL_INSTRUCTION (UINT64_MAX - 3)
 
 typedef struct p2n_kernel_desc {
     const char *name;

@@ -12,7 +12,25 @@
  * so K counts words (K/32) and P = 1.
  * wmma fragments are opaque in PTX; ours: element q of the row-major R x C matrix is in lane q / (R C / 32),
  * slot q % (R C / 32). f16 A/B fragments are 8 registers whatever the shape (PTX fixes the count), the slots
- * past R C / 32 are zero. */
+ * past R C / 32 are zero.
+ *
+ * mma.sp / mma.sp::ordered_metadata (PTX ISA "Matrix multiply-accumulate operation using mma.sp instruction with
+ * sparse matrix A"): the M x K matrix A is given compressed, M x K/2, its fragment laid out as the dense A
+ * fragment of shape M x N x K/2 (so p2n_mx_dims gives A K/2 columns for a sparse form); a metadata word per lane
+ * says where the stored values go. The hardware works on 2:4 sparsity over *units*: 16 bits for f16/bf16 and
+ * tf32 (a tf32 element is two units, so its 1:2 sparsity is 2:4 over halves and only the nibbles 0b0100 and
+ * 0b1110 mean anything), 8 bits for the 8-bit types and for pairs of 4-bit elements (the ISA's pair-wise 4:8).
+ * A row of A has Ku = K * bits / unit units in chunks of 4; each chunk has a nibble, idx0 in its low two bits
+ * (the position of the chunk's first stored unit), idx1 in the high two (the second). The nibbles of the 16
+ * units of columns [16 b, 16 b + 16) (a block) of rows g and g + 8 are the low and the high half-word of one
+ * lane of group g (lane 4 g + t), chunk c at bit 4 (c % 4) (+16 for row g + 8), with t = sel * Ku / 16 + b:
+ * one lane per group for Ku = 16 (sel 0..3 picks it), a pair for Ku = 32 (sel 0: T0 T1, 1: T2 T3), all four
+ * for Ku = 64 (sel 0). The ISA's metadata figures; the m16n8k32 .f16 form is the one of MLIR's sm_80 test
+ * sparse-mma-2-4-f16.mlir (T0/T1: columns 0-15/16-31, row g low half, g + 8 high half). ::ordered_metadata
+ * only restricts the meaningful nibbles to idx0 < idx1; the expansion is the same. A nibble with idx0 == idx1
+ * (undefined) puts the second stored unit there. After the expansion the product is the dense one of shape
+ * M x N x K with zeros in the pruned places, whose products are dropped (an infinite B there gives no NaN): the
+ * same tensor-core arithmetic (cpu_mma.c). */
 #ifndef P2N_MX_FORMS_H
 #define P2N_MX_FORMS_H
 
@@ -37,6 +55,8 @@ static const uint16_t p2n_mx_shapes[][3] = {
 };
 #define P2N_MX_NSHAPES (sizeof p2n_mx_shapes / sizeof p2n_mx_shapes[0])
 
+/* MMA_SP (mma.sp): as MMA, with the sparsity selector in bits 28..29 (op is MAD), shape the dense M x N x K;
+ * io: A words (compressed), B, C, D words, then the lane's metadata word */
 /* MMA: kind | shape << 8 | ta << 12 | tb << 16 | tc << 20 | td << 24 | op << 28 | satfinite << 30 | wmma << 31
  * io: A words, B words, C words, D words (results) in that order */
 /* FRAG_LOAD / FRAG_STORE (wmma only): kind | shape << 8 | type << 12 | frag << 16 | col << 18
@@ -44,7 +64,8 @@ static const uint16_t p2n_mx_shapes[][3] = {
 /* MOVMATRIX (m8n8 .trans .b16): io [0] source, [1] result */
 typedef struct p2n_mx {
     unsigned kind, m, n, k, ta, tb, tc, td, op, frag;
-    bool satf, wmma, col;
+    unsigned sel;   /* mma.sp: sparsity selector */
+    bool satf, wmma, col, sparse;
 } p2n_mx;
 
 static inline p2n_mx p2n_mx_decode(uint32_t op) {
@@ -56,13 +77,19 @@ static inline p2n_mx p2n_mx_decode(uint32_t op) {
     f.n = p2n_mx_shapes[s][1];
     f.k = p2n_mx_shapes[s][2];
     f.ta = (op >> 12) & 0xfu;
-    if (f.kind == P2N_MX_MMA) {
+    if (f.kind == P2N_MX_MMA || f.kind == P2N_MX_MMA_SP) {
         f.tb = (op >> 16) & 0xfu;
         f.tc = (op >> 20) & 0xfu;
         f.td = (op >> 24) & 0xfu;
         f.op = (op >> 28) & 3u;
         f.satf = (op >> 30) & 1u;
         f.wmma = op >> 31;
+        if (f.kind == P2N_MX_MMA_SP) {
+            f.sparse = true;
+            f.sel = f.op;
+            f.op = MXO_MAD;
+            f.wmma = false;
+        }
     } else {
         f.frag = (op >> 16) & 3u;
         f.col = (op >> 18) & 1u;
@@ -86,7 +113,7 @@ static inline unsigned p2n_mx_bits(unsigned t) {
 /* fragment x (MXF_A, MXF_B, or MXF_C for C and D) of form f: rows, columns, element type */
 static inline void p2n_mx_dims(const p2n_mx *f, unsigned x, unsigned t, unsigned *rows, unsigned *cols) {
     *rows = x == MXF_B ? f->k : f->m;
-    *cols = x == MXF_A ? f->k : f->n;
+    *cols = x == MXF_A ? (f->sparse ? f->k / 2 : f->k) : f->n;
     (void)t;
 }
 
@@ -135,6 +162,27 @@ static inline void p2n_mx_elem(const p2n_mx *f, unsigned x, unsigned t, unsigned
 enum { P2N_TC_EMIN_F16 = -13, P2N_TC_EMIN_F32 = -125 };
 static inline int p2n_mx_emin(unsigned t) {
     return t == MXE_BF16 || t == MXE_TF32 || t == MXE_F32 ? P2N_TC_EMIN_F32 : P2N_TC_EMIN_F16;
+}
+
+/* mma.sp: bits of a sparsity unit of element type t (see the top) */
+static inline unsigned p2n_mx_sp_unit(unsigned t) { return p2n_mx_bits(t) >= 16 ? 16 : 8; }
+
+/* mma.sp: units of a dense row of A */
+static inline unsigned p2n_mx_sp_row_units(const p2n_mx *f) { return f->k * p2n_mx_bits(f->ta) / p2n_mx_sp_unit(f->ta); }
+
+/* mma.sp: whether selector sel is defined for the form (the lanes it names exist in a group of four) */
+static inline bool p2n_mx_sp_sel_ok(unsigned row_units, unsigned sel) { return sel * (row_units / 16) < 4; }
+
+/* mma.sp: the io word of the lane's metadata (after A, B, C, D) */
+static inline unsigned p2n_mx_sp_meta_word(const p2n_mx *f) {
+    return p2n_mx_words(f, MXF_A, f->ta) + p2n_mx_words(f, MXF_B, f->tb) + p2n_mx_words(f, MXF_C, f->tc) +
+           p2n_mx_words(f, MXF_C, f->td);
+}
+
+/* mma.sp: the lane holding the metadata nibble of chunk c of row r, and the nibble's bit */
+static inline void p2n_mx_sp_meta(const p2n_mx *f, unsigned r, unsigned c, unsigned *lane, unsigned *bit) {
+    *lane = 4 * (r % 8) + f->sel * (p2n_mx_sp_row_units(f) / 16) + c / 4;
+    *bit = 16 * (r / 8) + 4 * (c % 4);
 }
 
 #endif

@@ -268,6 +268,7 @@ static void l0_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->param_buffer_size = k->km->pbsize;
     o->static_shared_bytes = k->km->static_smem;
     o->cluster_launch = k->km->cluster_launch;
+    o->cluster_dims_fixed = k->km->cluster_dims_fixed;
     o->max_threads_per_block = 1024;
     ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
     if (ze.zeKernelGetProperties(k->k, &kp) == ZE_RESULT_SUCCESS && kp.requiredSubgroupSize &&
@@ -344,6 +345,8 @@ static CUresult l0_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) 
         /* %globaltimer's base, then the record itself (a pointer argument's value is the pointer) */
         uint64_t now = p2n_rec_now_ns();
         memcpy((char *)k->m->rec + SPIRV_REC_TIME_OFF, &now, sizeof now);
+        /* the launch flags (a cluster launch: targets/llvm/emit_cluster.c) */
+        memcpy((char *)k->m->rec + SPIRV_REC_LAUNCH_OFF, &l->launch_flags, sizeof l->launch_flags);
         if (k->m->meta.heap) { /* malloc/free find the heap through the record (spirv_heap.c) */
             void *heap;
             CUresult cr = heap_get(&heap, err);

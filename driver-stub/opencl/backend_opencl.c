@@ -303,7 +303,7 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
         if (!gk || !buf || cl.clSetKernelArgSVMPointer(gk, 0, buf) != CL_SUCCESS ||
             (m->gbuf && cl.clSetKernelArgSVMPointer(gk, 1, m->gbuf) != CL_SUCCESS) ||
             cl.clEnqueueNDRangeKernel(S.q, gk, 1, NULL, &one, &one, 0, NULL, NULL) != CL_SUCCESS ||
-            cpy(m->gaddr, buf, 8 * m->meta.nglobals) != CUDA_SUCCESS) {
+            (m->meta.nglobals && cpy(m->gaddr, buf, 8 * m->meta.nglobals) != CUDA_SUCCESS)) { /* OpenCL refuses 0-byte copies */
             if (err) *err = p2n_bk_msg("cannot query the module's global addresses");
             if (m->gbuf) { /* the variables were not initialised: the module cannot run */
                 if (gk) cl.clReleaseKernel(gk);
@@ -389,6 +389,7 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->static_shared_bytes = k->km->static_smem;
     o->max_threads_per_block = k->wgmax;
     o->cluster_launch = k->km->cluster_launch;
+    o->cluster_dims_fixed = k->km->cluster_dims_fixed;
 }
 
 static CUresult read_dev(void *dst, uint64_t src, size_t n) { return cpy(dst, (const void *)(uintptr_t)src, n); }
@@ -443,6 +444,11 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         char *at = (char *)k->mod->trap_rec + SPIRV_REC_TIME_OFF;
         if (S.fine) memcpy(at, &now, sizeof now);
         else if (cpy(at, &now, sizeof now) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
+        /* the launch flags (a cluster launch: targets/llvm/emit_cluster.c) */
+        at = (char *)k->mod->trap_rec + SPIRV_REC_LAUNCH_OFF;
+        if (S.fine) memcpy(at, &l->launch_flags, sizeof l->launch_flags);
+        else if (e == CL_SUCCESS && cpy(at, &l->launch_flags, sizeof l->launch_flags) != CUDA_SUCCESS)
+            e = CL_INVALID_VALUE;
     }
     if (e == CL_SUCCESS && k->mod->meta.heap && k->mod->trap_rec) {
         /* malloc/free find the heap through the record (spirv_heap.c) */

@@ -263,4 +263,5 @@ static LLVMValueRef amd_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
     return NULL;
 }
 
-const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field};
+const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field,
+                                   .barrier_acq_rel = true, .cvt_f64_s32_clamp = true, .global_as = 1};

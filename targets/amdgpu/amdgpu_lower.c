@@ -87,8 +87,11 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
     free(bname);
     LLVMAddAttributeAtIndex(body, LLVMAttributeFunctionIndex,
                             LLVMCreateEnumAttribute(L->C, LLVMGetEnumAttributeKindForName("alwaysinline", 12), 0));
-    /* explicit kernel arguments = the PTX parameter buffer */
-    LLVMTypeRef *at = calloc(2 * np + 1, sizeof *at);
+    /* explicit kernel arguments = the PTX parameter buffer; then, when some code of the module reads the launch
+     * flags (P2N_KERNEL_LAUNCH_FLAGS: a shared::cluster async operation tests for a cluster launch, emit_cluster.c),
+     * a hidden u32 __p2n_launch_flags at the next 4-byte boundary that the runtime appends (P2N_LAUNCH_*) */
+    bool lflags = (elem_u(kd, 11) & P2N_KERNEL_LAUNCH_FLAGS) != 0;
+    LLVMTypeRef *at = calloc(2 * np + 3, sizeof *at);
     unsigned na = 0;
     uint64_t cur = 0;
     for (unsigned i = 0; i < np; i++) {
@@ -98,7 +101,14 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
         at[na++] = LLVMArrayType2(L->i8, s ? s : 1);
         cur = o + (s ? s : 1);
     }
+    unsigned flags_arg = 0;
+    if (lflags) {
+        if (cur % 4) at[na++] = LLVMArrayType2(L->i8, 4 - cur % 4);
+        flags_arg = na;
+        at[na++] = L->i32;
+    }
     LLVMValueRef k = LLVMAddFunction(L->M, name, LLVMFunctionType(L->vd, at, na, 0));
+    if (lflags) LLVMSetValueName2(LLVMGetParam(k, flags_arg), "__p2n_launch_flags", 18);
     free(at);
     LLVMSetFunctionCallConv(k, LLVMAMDGPUKERNELCallConv);
     LLVMSetVisibility(k, LLVMProtectedVisibility);
@@ -140,6 +150,7 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
               LLVMBuildSub(L->B, gseg, LLVMBuildPtrToInt(L->B, smem, L->i32, ""), ""));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, yield_budget), k32(L, 0x7fffffff));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, rt), LLVMConstNull(L->ptr));
+    if (lflags) store_ctx(L, ctx, offsetof(p2n_thread_ctx, launch_flags), LLVMGetParam(k, flags_arg));
     LLVMValueRef ka = call_intrin(L, "llvm.amdgcn.kernarg.segment.ptr", NULL, 0, NULL, 0);
     LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(L->B, ka, L->ptr, ""), ctx};
     LLVMTypeRef bt[2] = {L->ptr, L->ptr};

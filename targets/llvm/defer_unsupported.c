@@ -44,6 +44,27 @@ bool defer_supported_target(const target_desc *t) { return t->family != TARGET_H
 
 bool defer_note(emit_ctx *E, const char *text) { return defer_note_as(E, text, DEFER_STUB); }
 
+/* df takes `text` at line:col as its reason unless it already has one of the same or a higher kind (the first
+ * reason of the highest kind reached is the one reported), and at least `kind`; true when either changed */
+static bool take_reason(defer_fn *df, const char *text, defer_kind kind, uint32_t line, uint32_t col) {
+    bool changed = false;
+    if (df->text && kind > df->kind) {
+        free(df->text);
+        df->text = NULL;
+    }
+    if (!df->text) {
+        df->text = strdup(text);
+        df->line = line;
+        df->col = col;
+        changed = true;
+    }
+    if (kind > df->kind) {
+        df->kind = kind;
+        changed = true;
+    }
+    return changed;
+}
+
 bool defer_note_as(emit_ctx *E, const char *text, defer_kind kind) {
     if (!E->defer_unsupported || !E->f || !defer_supported_target(E->t)) return false;
     if (!E->defer) {
@@ -51,20 +72,10 @@ bool defer_note_as(emit_ctx *E, const char *text, defer_kind kind) {
         E->defer->fn = calloc(E->m->nfuncs + 1, sizeof *E->defer->fn);
     }
     defer_fn *df = &E->defer->fn[E->fidx];
-    if (df->text && kind > df->kind) { /* the reason reported is one of the highest kind */
-        free(df->text);
-        df->text = NULL;
-        E->defer->nmarked--;
-    }
-    if (!df->text) { /* the first reason is the one reported */
-        df->text = strdup(text);
-        df->line = E->ins ? E->ins->line : 0;
-        df->col = E->ins ? E->ins->col : 0;
-        df->own = true;
-        df->body_fn = E->cur;
-        E->defer->nmarked++;
-    }
-    if (kind > df->kind) df->kind = kind;
+    if (!df->text) E->defer->nmarked++;
+    take_reason(df, text, kind, E->ins ? E->ins->line : 0, E->ins ? E->ins->col : 0);
+    df->own = true;
+    df->body_fn = E->cur;
     return true;
 }
 
@@ -109,25 +120,11 @@ static bool *address_taken(const ir_module *m) {
     return at;
 }
 
-/* g reaches callee: g is marked (callee's reason and position, unless g has its own of the same or a higher
- * kind) with at least callee's kind; true when that changed g */
+/* g reaches callee: g is marked with callee's reason and position (the call's when callee has none), unless g
+ * has its own of the same or a higher kind, and at least callee's kind; true when that changed g */
 static bool mark_from(defer_fn *g, const defer_fn *callee, const ir_ins *call) {
-    bool changed = false;
-    if (g->text && callee->kind > g->kind) {
-        free(g->text);
-        g->text = NULL;
-    }
-    if (!g->text) {
-        g->text = strdup(callee->text);
-        g->line = callee->line ? callee->line : call->line;
-        g->col = callee->line ? callee->col : call->col;
-        changed = true;
-    }
-    if (callee->kind > g->kind) {
-        g->kind = callee->kind;
-        changed = true;
-    }
-    return changed;
+    return take_reason(g, callee->text, callee->kind, callee->line ? callee->line : call->line,
+                       callee->line ? callee->col : call->col);
 }
 
 /* Marks every function that reaches a marked one (with the highest kind it reaches), to a fixpoint. */

@@ -28,7 +28,8 @@ enum {
 /* p2n_thread_ctx field offsets */
 enum {
     CTX_TID = 0, CTX_NTID = 12, CTX_CTAID = 24, CTX_NCTAID = 36, CTX_LANEID = 48, CTX_WARPID = 52,
-    CTX_NWARPID = 56, CTX_DYN_SMEM = 60, CTX_SMEM = 64, CTX_SMEM_SIZE = 72, CTX_YIELD = 76, CTX_RT = 80
+    CTX_NWARPID = 56, CTX_DYN_SMEM = 60, CTX_SMEM = 64, CTX_SMEM_SIZE = 72, CTX_YIELD = 76, CTX_RT = 80,
+    CTX_LAUNCH_FLAGS = 96 /* P2N_LAUNCH_*; SPIR-V keeps other words there and reads it through its ctx_field hook */
 };
 
 typedef struct emit_ctx {
@@ -49,6 +50,7 @@ typedef struct emit_ctx {
      * own entry-scoped ones overlaid at the same offset as every other kernel's); NULL: one module-wide window */
     uint32_t *kern_smem;
     uint32_t module_flags;  /* P2N_KERNEL_* over all functions (conservative) */
+    uint32_t *fn_flags;     /* per function: P2N_KERNEL_* a kernel's own body needs (its descriptor's, with the above) */
     /* function */
     ir_func *f;
     uint32_t fidx;
@@ -127,6 +129,10 @@ bool emit_float(emit_ctx *E, const ir_ins *ins);
 bool emit_cvt(emit_ctx *E, const ir_ins *ins);
 bool emit_cvt_pack(emit_ctx *E, const ir_ins *ins);      /* cvt.pack.sat (emit_cvt_narrow.c) */
 bool emit_cvt_fp8_f16x2(emit_ctx *E, const ir_ins *ins); /* f16x2 -> e4m3x2/e5m2x2 (emit_cvt_narrow.c) */
+bool emit_cvt_fp4_fp6(emit_ctx *E, const ir_ins *ins);   /* e2m1/e2m3/e3m2/ue8m0 pairs (emit_cvt_fp4.c) */
+bool emit_cvt_rs(emit_ctx *E, const ir_ins *ins);        /* cvt.rs stochastic rounding (emit_cvt_rs.c) */
+bool emit_redux_f32(emit_ctx *E, const ir_ins *ins);     /* redux.sync min/max .f32 (emit_redux_f32.c) */
+bool emit_clc(emit_ctx *E, const ir_ins *ins);           /* clusterlaunchcontrol (emit_clc.c) */
 bool emit_mem(emit_ctx *E, const ir_ins *ins);
 bool emit_ctrl(emit_ctx *E, const ir_ins *ins);
 bool emit_sync(emit_ctx *E, const ir_ins *ins);
@@ -135,6 +141,9 @@ bool emit_video(emit_ctx *E, const ir_ins *ins);  /* scalar and SIMD video instr
 /* sm_90 cluster forms in a cluster of one block: mapa getctarank cp.async.bulk cp.reduce.async.bulk st.async
  * red.async and the bulk groups (emit_cluster.c) */
 bool emit_cluster(emit_ctx *E, const ir_ins *ins);
+/* i1: this launch is a cluster launch (%is_explicit_cluster): a constant for a kernel that declares its cluster
+ * shape, else ctx launch_flags & P2N_LAUNCH_CLUSTER (emit_cluster.c) */
+LLVMValueRef emit_cluster_launch(emit_ctx *E);
 /* emit_sync.c, for emit_cluster.c: transaction bytes completed on an mbarrier; one relaxed atomic RMW (NULL:
  * no lowering for that operation and type) */
 void emit_mbarrier_complete_tx(emit_ctx *E, LLVMValueRef p, LLVMValueRef bytes);
@@ -148,6 +157,11 @@ LLVMValueRef f_directed(emit_ctx *E, LLVMValueRef r, LLVMValueRef resid_sign, ir
 LLVMValueRef half_to_float(emit_ctx *E, LLVMValueRef h, bool bf);   /* i16 bits -> float */
 LLVMValueRef float_to_half(emit_ctx *E, LLVMValueRef f, bool bf, ir_mod mode, bool relu, bool satfinite);
 LLVMValueRef double_to_half(emit_ctx *E, LLVMValueRef d, bool bf, ir_mod mode);
+/* f32 -> a narrow format of TM mantissa and TE exponent bits (bias 2^(TE-1)-1), one rounding in mode; i16 bits of
+ * the magnitude with the sign at bit TM+TE. no_inf: the format has no infinity, overflow goes to nan_t (or to the
+ * largest finite value nan_t-1 with satfinite). mode IR_M_RS: rnd holds rw random bits (emit_cvt_rs.c). */
+LLVMValueRef float_to_narrow(emit_ctx *E, LLVMValueRef f, unsigned TM, unsigned TE, ir_mod mode, bool relu,
+                             bool satfinite, bool no_inf, uint64_t nan_t, LLVMValueRef rnd, unsigned rw);
 LLVMValueRef f_round_int(emit_ctx *E, LLVMValueRef v, ir_mod mode); /* rni rzi rmi rpi in the same type */
 ir_mod round_mode(const ir_ins *ins);
 

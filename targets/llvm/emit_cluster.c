@@ -14,8 +14,26 @@
  *  - st.async: the stores then complete_tx of their bytes; red.async: the atomic then complete_tx;
  *  - cp.async.bulk.prefetch: nothing.
  * The copies are done by one thread, before its next instruction: the mbarrier's release (emit_sync.c, AcqRel
- * compare-exchange) publishes them to the waiters, as the hardware's completion does. */
+ * compare-exchange) publishes them to the waiters, as the hardware's completion does.
+ *
+ * Cluster launches. NVIDIA (H200, recorded: conformance cases cluster/bulk_shared_to_cluster,
+ * reduce_shared_cluster, st_async_red_async and their _nomapa variants) fails a launch WITHOUT cluster dimensions
+ * with CUDA_ERROR_ILLEGAL_INSTRUCTION when a thread executes an async operation whose destination is
+ * shared::cluster memory written from the SM: st.async, red.async, cp.async.bulk and cp.reduce.async.bulk
+ * .shared::cluster.shared::cta — whatever the address (own block's shared::cta address or mapa's result). The same
+ * kernels with .reqnctapercluster 1,1,1 (the _req1 cases) run. What still runs outside a cluster launch
+ * (recorded, cases that pass): mapa, getctarank, ld.shared::cluster, barrier.cluster, the %cluster_* registers,
+ * mbarrier operations on shared::cluster addresses, cp.async.bulk .shared::cluster.global (also .multicast),
+ * cp.async.bulk/cp.reduce.async.bulk to .global. So those four forms test the launch (emit_cluster_launch): a
+ * kernel that declares its cluster shape (.reqnctapercluster, or .explicitcluster, which cannot be launched
+ * without cluster dimensions) needs no test; other kernels and every .func read the per-launch flag the driver
+ * sets (ctx launch_flags, P2N_LAUNCH_CLUSTER: cluster dimensions given by cuLaunchKernelEx or cuFuncSetAttribute,
+ * or the kernel's .reqnctapercluster). */
+#include <stdio.h>
+#include <string.h>
+
 #include "emit.h"
+#include "../../driver-stub/cpu/host_abi.h"
 
 #define BLD E->B
 
@@ -35,6 +53,49 @@ static void trap_if(emit_ctx *E, LLVMValueRef cond) {
     rt_call(E, RT_TRAP, E->vd, a, 1);
     LLVMBuildUnreachable(BLD);
     LLVMPositionBuilderAtEnd(BLD, c);
+}
+
+/* the kernel being emitted declares its cluster shape: every launch of it is a cluster launch (an .explicitcluster
+ * kernel without .reqnctapercluster cannot be launched without cluster dimensions: driver-stub/launch.c) */
+static bool declared_cluster(const emit_ctx *E) {
+    return E->f && E->f->is_entry && (E->f->perf.explicitcluster || E->f->perf.n_reqnctapercluster);
+}
+
+LLVMValueRef emit_cluster_launch(emit_ctx *E) {
+    if (declared_cluster(E)) return ci(E->i1, 1);
+    /* AMDGPU: the kernels that read the flags take them as a hidden argument: this kernel, or every kernel when a
+     * .func reads them (no call graph here) */
+    if (E->f && E->f->is_entry && E->fn_flags) E->fn_flags[E->fidx] |= P2N_KERNEL_LAUNCH_FLAGS;
+    else note_flags(E, P2N_KERNEL_LAUNCH_FLAGS);
+    LLVMValueRef fl = ctx_field(E, CTX_LAUNCH_FLAGS, E->i32);
+    return LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildAnd(BLD, fl, c32(E, P2N_LAUNCH_CLUSTER), ""), c32(E, 0), "");
+}
+
+/* a constant string for the runtime's report (in the global address space on SPIR-V, as the record names it) */
+static LLVMValueRef fault_text(emit_ctx *E, const char *s) {
+    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
+    unsigned as = E->t->family == TARGET_SPIRV ? E->t->as_global : 0;
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), ".p2n.illegal", as);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    return as ? LLVMConstAddrSpaceCast(g, E->ptr) : g;
+}
+
+/* the shared::cluster async operation `what` outside a cluster launch: CUDA_ERROR_ILLEGAL_INSTRUCTION (above) */
+static void illegal_unless_cluster_launch(emit_ctx *E, const char *what) {
+    LLVMValueRef ok = emit_cluster_launch(E);
+    if (LLVMIsAConstantInt(ok)) return;
+    LLVMBasicBlockRef bad = new_bb(E, "notclusterlaunch"), cont = new_bb(E, "clusterlaunch");
+    LLVMBuildCondBr(BLD, ok, cont, bad);
+    LLVMPositionBuilderAtEnd(BLD, bad);
+    char text[160];
+    snprintf(text, sizeof text, "%s outside a cluster launch", what);
+    LLVMValueRef nul = LLVMConstNull(E->ptr);
+    LLVMValueRef a[6] = {E->ctx, fault_text(E, text), nul, c32(E, 0), nul, c64(E, P2N_ASSERT_ILLEGAL_INSTRUCTION)};
+    rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
+    LLVMBuildUnreachable(BLD);
+    LLVMPositionBuilderAtEnd(BLD, cont);
 }
 
 static const ir_mod red_ops[] = {IR_M_ADD, IR_M_MIN, IR_M_MAX, IR_M_INC, IR_M_DEC, IR_M_AND, IR_M_OR, IR_M_XOR};
@@ -101,6 +162,9 @@ static bool emit_bulk(emit_ctx *E, const ir_ins *ins, bool reduce) {
         t = ir_ins_type(ins, 0);
         if (op == IR_M_NONE || t == IR_T_NONE) return false;
     }
+    if (dsp == IR_S_SHARED_CLUSTER && ir_space_base[ssp] == IR_S_SHARED)
+        illegal_unless_cluster_launch(E, reduce ? "cp.reduce.async.bulk.shared::cluster.shared::cta"
+                                                : "cp.async.bulk.shared::cluster.shared::cta");
     if (mcast) trap_if(E, LLVMBuildICmp(BLD, LLVMIntNE, rd(E, &o[4], IR_T_U16), ci(E->i16, 1), ""));
     LLVMValueRef dst = mem_addr(E, &o[0], dsp), src = mem_addr(E, &o[1], ssp);
     LLVMValueRef bytes = rd(E, &o[2], IR_T_U32);
@@ -118,6 +182,11 @@ static bool emit_async_store(emit_ctx *E, const ir_ins *ins) {
     bool mbar = ins->nops >= 3 && o[2].kind == IR_OPND_ADDR;
     if (ins->nops > 3 || (ins->nops == 3 && !mbar)) return false;
     ir_space sp = ir_ins_space(ins);
+    /* the shared::cluster forms (a generic address with the mbarrier completion is one too); not sm_100's
+     * .mmio/.release .global forms */
+    if (sp == IR_S_SHARED_CLUSTER || (sp == IR_S_NONE && mbar))
+        illegal_unless_cluster_launch(E, ins->op == IR_OP_RED_ASYNC ? "red.async.shared::cluster"
+                                                                    : "st.async.shared::cluster");
     LLVMValueRef p = mem_addr(E, &o[0], sp);
     unsigned eb = tbits(t) / 8, bytes;
     if (ins->op == IR_OP_RED_ASYNC) {

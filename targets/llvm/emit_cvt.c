@@ -49,7 +49,7 @@ static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_typ
     /* fptosi/fptoui.sat truncate toward zero themselves (no llvm.trunc for .rzi) and give 0 for NaN, NVIDIA's
      * value except from f64 or to 64 bits (the sign bit) */
     LLVMValueRef r = mode == IR_M_RZI ? f : f_round_int(E, f, mode);
-    if (E->t->family == TARGET_AMDGPU && st == IR_T_F64 && w == 32 && t_signed(dt)) {
+    if (E->t->hooks && E->t->hooks->cvt_f64_s32_clamp && st == IR_T_F64 && w == 32 && t_signed(dt)) {
         /* f64 -> s32 clamped by maximumnum/minimumnum (NaN of either kind gives the other operand, so NaN ->
          * INT_MIN, NVIDIA's value): v_max_f64, v_min_f64, v_cvt_i32_f64 instead of the saturating
          * conversion's bound compares plus the NaN select (8 instructions fewer on gfx942) */
@@ -73,6 +73,11 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
     ir_type dt = ir_ins_type(ins, 0), st = ir_ins_type(ins, 1);
     if (dt == IR_T_NONE || st == IR_T_NONE) return false;
     ir_mod mode = round_mode(ins);
+    if (mode == IR_M_RS) return emit_cvt_rs(E, ins);
+    /* sm_100 microscaling formats (emit_cvt_fp4.c) */
+    if (dt == IR_T_E2M1X2 || dt == IR_T_E2M3X2 || dt == IR_T_E3M2X2 || dt == IR_T_UE8M0X2 || st == IR_T_E2M1X2 ||
+        st == IR_T_E2M3X2 || st == IR_T_E3M2X2 || st == IR_T_UE8M0X2)
+        return emit_cvt_fp4_fp6(E, ins);
     bool ftz = ir_ins_has(ins, IR_M_FTZ), sat = ir_ins_has(ins, IR_M_SAT), relu = ir_ins_has(ins, IR_M_RELU);
     bool satfinite = ir_ins_has(ins, IR_M_SATFINITE);
     /* packed destinations: cvt.rn.f16x2.f32 d, a, b  (d.hi = a, d.lo = b) */

@@ -297,8 +297,24 @@ LLVMValueRef float_to_fp8(emit_ctx *E, LLVMValueRef f, bool e4m3, bool satfinite
                 : narrow_x(E, b, 32, 23, 127, 2, 5, IR_M_RN, relu, satfinite, false, 0x7f);
 }
 
+static LLVMValueRef narrow_core(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM,
+                                unsigned TE, ir_mod mode, bool relu, bool satfinite, bool no_inf, uint64_t nan_t,
+                                LLVMValueRef rnd, unsigned rw);
 static LLVMValueRef narrow_x(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM, unsigned TE,
                              ir_mod mode, bool relu, bool satfinite, bool no_inf, uint64_t nan_t) {
+    return narrow_core(E, bits, W, SM, SB, TM, TE, mode, relu, satfinite, no_inf, nan_t, NULL, 0);
+}
+
+/* f32 -> a narrow format (for emit_cvt_fp4.c, emit_cvt_rs.c): see emit.h */
+LLVMValueRef float_to_narrow(emit_ctx *E, LLVMValueRef f, unsigned TM, unsigned TE, ir_mod mode, bool relu,
+                             bool satfinite, bool no_inf, uint64_t nan_t, LLVMValueRef rnd, unsigned rw) {
+    return narrow_core(E, LLVMBuildBitCast(BLD, f, E->i32, ""), 32, 23, 127, TM, TE, mode, relu, satfinite, no_inf,
+                       nan_t, rnd, rw);
+}
+
+static LLVMValueRef narrow_core(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigned SM, unsigned SB, unsigned TM,
+                                unsigned TE, ir_mod mode, bool relu, bool satfinite, bool no_inf, uint64_t nan_t,
+                                LLVMValueRef rnd, unsigned rw) {
     LLVMTypeRef it = W == 64 ? E->i64 : E->i32;
     unsigned TB = (1u << (TE - 1)) - 1;
     uint64_t absmask = W == 64 ? 0x7fffffffffffffffull : 0x7fffffffull;
@@ -336,6 +352,21 @@ static LLVMValueRef narrow_x(emit_ctx *E, LLVMValueRef bits, unsigned W, unsigne
     case IR_M_RM: inc = LLVMBuildAnd(BLD, sgn, inexact, ""); break;
     case IR_M_RP: inc = LLVMBuildAnd(BLD, LLVMBuildNot(BLD, sgn, ""), inexact, ""); break;
     case IR_M_RNA: inc = LLVMBuildICmp(BLD, LLVMIntUGE, rem, half, ""); break;
+    case IR_M_RS: {
+        /* stochastic: the rw random bits are added to the d discarded bits, aligned with their most significant
+         * end; a carry out of the discarded field rounds the magnitude up, otherwise it is truncated:
+         *   rem + rnd * 2^(d - rw) >= 2^d  <=>  rem >= (2^rw - rnd) << (d - rw)
+         * with d = drop (normal) or the subnormal shift, which may exceed the word (everything discarded: rem is
+         * the whole significand m, below 2^(SM+1), so no carry once d - rw > 40). d >= rw for every format. */
+        LLVMValueRef d = zext_to(E, sel(E, isnorm, ci(it, drop), shift), E->i64);
+        LLVMValueRef remall = zext_to(E, sel(E, isnorm, remn, sel(E, far, m, rems)), E->i64);
+        LLVMValueRef k = LLVMBuildSub(BLD, d, c64(E, rw), "");
+        LLVMValueRef big = LLVMBuildICmp(BLD, LLVMIntUGT, k, c64(E, 40), "");
+        LLVMValueRef need = LLVMBuildShl(BLD, LLVMBuildSub(BLD, c64(E, 1ull << rw), zext_to(E, rnd, E->i64), ""),
+                                         sel(E, big, c64(E, 0), k), "");
+        inc = LLVMBuildAnd(BLD, LLVMBuildNot(BLD, big, ""), LLVMBuildICmp(BLD, LLVMIntUGE, remall, need, ""), "");
+        break;
+    }
     default: {
         LLVMValueRef gt = LLVMBuildICmp(BLD, LLVMIntUGT, rem, half, "");
         LLVMValueRef tie = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, rem, half, ""),
@@ -516,6 +547,8 @@ static LLVMValueRef rt_unary(emit_ctx *E, unsigned slot, LLVMValueRef x) {
     return LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, slot), a1, 1, "");
 }
 
+static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef *out);
+
 bool emit_float(emit_ctx *E, const ir_ins *ins) {
     const ir_operand *o = ins->ops;
     ir_type t = ir_ins_type(ins, 0);
@@ -541,17 +574,43 @@ bool emit_float(emit_ctx *E, const ir_ins *ins) {
         wr(E, &o[0], IR_T_PRED, r);
         return true;
     }
+    unsigned n = ins->nops - 1;
+    if (n > 3 || n < 1) return false;
+    LLVMValueRef x[3], r;
+    if (t == IR_T_F32X2) {
+        /* add/sub/mul{.rnd}{.ftz}.f32x2, fma.rnd{.ftz}.f32x2 (PTX ISA 9.0, sm_100+): element i is bits
+         * [32i, 32i+31] of each .b64 operand; d[i] = the f32 operation on the elements, each rounded on its own
+         * (fA[i] * fB[i] + fC[i] for fma). No .sat and no other operation exist for .f32x2. */
+        bool fma = ins->op == IR_OP_FMA;
+        if ((ins->op != IR_OP_ADD && ins->op != IR_OP_SUB && ins->op != IR_OP_MUL && !fma) || ir_ins_has(ins, IR_M_SAT) ||
+            n != (fma ? 3u : 2u) || (fma && round_mode(ins) == IR_M_NONE))
+            return false;
+        LLVMValueRef w[3], res = c64(E, 0);
+        for (unsigned i = 0; i < n; i++) w[i] = rd(E, &o[1 + i], IR_T_B64);
+        for (unsigned k = 0; k < 2; k++) {
+            for (unsigned i = 0; i < n; i++)
+                x[i] = LLVMBuildBitCast(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, w[i], c64(E, 32 * k), ""), E->i32, ""), E->f32, "");
+            if (!f_arith(E, ins, IR_T_F32, x, n, &r)) return false;
+            r = LLVMBuildZExt(BLD, LLVMBuildBitCast(BLD, r, E->i32, ""), E->i64, "");
+            res = LLVMBuildOr(BLD, res, LLVMBuildShl(BLD, r, c64(E, 32 * k), ""), "");
+        }
+        wr(E, &o[0], IR_T_B64, res);
+        return true;
+    }
     if (!t_float(t)) return false;
+    for (unsigned i = 0; i < n; i++) x[i] = rd(E, &o[1 + i], t);
+    if (!f_arith(E, ins, t, x, n, &r)) return false;
+    wr(E, &o[0], t, r);
+    return true;
+}
+
+/* the f32/f64 operation of ins on the operand values x (read as t), result in *out; false: no such form */
+static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef *out) {
     bool ftz = ir_ins_has(ins, IR_M_FTZ) && t == IR_T_F32, sat = ir_ins_has(ins, IR_M_SAT);
     ir_mod mode = round_mode(ins);
     bool approx = ir_ins_has(ins, IR_M_APPROX), full = ir_ins_has(ins, IR_M_FULL);
-    unsigned n = ins->nops - 1;
-    if (n > 3 || n < 1) return false;
-    LLVMValueRef x[3];
-    for (unsigned i = 0; i < n; i++) {
-        x[i] = rd(E, &o[1 + i], t);
+    for (unsigned i = 0; i < n; i++)
         if (ftz || (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ))) x[i] = f_ftz_in(E, x[i]);
-    }
     LLVMValueRef r;
     LLVMTypeRef ft = ty_of(E, t);
     switch ((ir_opcode)ins->op) {
@@ -631,6 +690,6 @@ bool emit_float(emit_ctx *E, const ir_ins *ins) {
         r = sel(E, tiny, z, r);
     }
     if (ftz || (approx && ir_ins_has(ins, IR_M_FTZ))) r = f_ftz_in(E, r);
-    wr(E, &o[0], t, r);
+    *out = r;
     return true;
 }

@@ -4,7 +4,9 @@
  *         one lane read per fragment word, the element positions from the fragment layout of that lane), then
  *         computes its own D elements from the rows and columns it needs;
  *   wmma fragment load/store: lane-local (our fragment layout), element by element;
- *   movmatrix: two lane reads per lane.
+ *   movmatrix: two lane reads per lane;
+ *   mma.sp: the compressed A (raw) and the metadata words of all lanes gathered the same way, then expanded into
+ *         the dense A (a loop over its elements, mx_forms.h) and the dense product computed as for mma.
  * The layouts are the formulas of mx_forms.h, built here in IR for a lane number known at run time. */
 #include "../../driver-stub/cpu/mx_forms.h"
 #include "emit_lanes.h"
@@ -105,14 +107,15 @@ static LLVMTypeRef value_type(emit_ctx *E, unsigned t) {
     return t == MXE_F64 ? E->f64 : is_float(t) ? E->f32 : E->i32;
 }
 
-/* gather fragment x of all 32 lanes (words at `base` of each io block) into arr[row * cols + col] */
+/* gather fragment x of all 32 lanes (words at `base` of each io block) into arr[row * cols + col]: the values,
+ * or (raw) the raw element bits as i32; meta (when not NULL) gets word meta_word of every lane */
 static void gather(emit_ctx *E, const lane_ops *L, const p2n_mx *f, unsigned x, unsigned t, LLVMValueRef io,
-                   unsigned base, LLVMValueRef arr) {
+                   unsigned base, LLVMValueRef arr, bool raw, LLVMValueRef meta, unsigned meta_word) {
     unsigned per = p2n_mx_per_lane(f, x, t), bits = p2n_mx_bits(t), rows, cols;
     unsigned nw = (per * bits + 31) / 32;
     p2n_mx_dims(f, x, t, &rows, &cols);
-    LLVMTypeRef vt = value_type(E, t);
-    LLVMValueRef mine[64];
+    LLVMTypeRef vt = raw ? E->i32 : value_type(E, t);
+    LLVMValueRef mine[64], my_meta = meta ? word(E, io, meta_word) : NULL;
     for (unsigned w = 0; w < nw; w++) mine[w] = word(E, io, base + w);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "mx.gather"), done = new_bb(E, "mx.gathered");
     LLVMBuildBr(BLD, loop);
@@ -120,17 +123,68 @@ static void gather(emit_ctx *E, const lane_ops *L, const p2n_mx *f, unsigned x, 
     LLVMValueRef s = LLVMBuildPhi(BLD, E->i32, "");
     LLVMValueRef w[64];
     for (unsigned i = 0; i < nw; i++) w[i] = L->read_lane(E, mine[i], s);
+    if (meta) LLVMBuildStore(BLD, L->read_lane(E, my_meta, s), LLVMBuildGEP2(BLD, E->i32, meta, &s, 1, ""));
     for (unsigned slot = 0; slot < per; slot++) {
         LLVMValueRef r, c;
         elem_ir(E, f, x, t, s, slot, &r, &c);
         LLVMValueRef idx = LLVMBuildAdd(BLD, mul(E, r, cols), c, "");
         LLVMValueRef p = LLVMBuildGEP2(BLD, vt, arr, &idx, 1, "");
-        LLVMBuildStore(BLD, value_of(E, t, raw_get(E, w, slot, bits)), p);
+        LLVMValueRef v = raw_get(E, w, slot, bits);
+        LLVMBuildStore(BLD, raw ? v : value_of(E, t, v), p);
     }
     LLVMValueRef s2 = add(E, s, 1);
     LLVMBasicBlockRef end = LLVMGetInsertBlock(BLD);
     LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntULT, s2, c32(E, 32), ""), loop, done);
     LLVMAddIncoming(s, (LLVMValueRef[]){c32(E, 0), s2}, (LLVMBasicBlockRef[]){pre, end}, 2);
+    LLVMPositionBuilderAtEnd(BLD, done);
+}
+
+/* mma.sp (cpu_mma.c sp_dense, gather_sparse): the compressed A and the metadata of the warp expanded into the
+ * dense values A[r * K + k], in a loop over the M K elements; P[r * K + k] (i8) 1 for a pruned place */
+static void gather_sparse(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMValueRef io, LLVMValueRef A,
+                          LLVMValueRef P) {
+    unsigned t = f->ta, eb = p2n_mx_bits(t), ub = p2n_mx_sp_unit(t), parts = eb > ub ? eb / ub : 1;
+    unsigned w = eb < ub ? eb : ub, rows, cc, K = f->k;
+    p2n_mx_dims(f, MXF_A, t, &rows, &cc);
+    LLVMValueRef comp = LLVMBuildAlloca(E->AB, LLVMArrayType(E->i32, rows * cc), "mx.sp");
+    LLVMValueRef meta = LLVMBuildAlloca(E->AB, LLVMArrayType(E->i32, 32), "mx.meta");
+    gather(E, L, f, MXF_A, t, io, 0, comp, true, meta, p2n_mx_sp_meta_word(f));
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "mx.expand"), done = new_bb(E, "mx.expanded");
+    LLVMBuildBr(BLD, loop);
+    LLVMPositionBuilderAtEnd(BLD, loop);
+    LLVMValueRef q = LLVMBuildPhi(BLD, E->i32, "");
+    LLVMValueRef r = LLVMBuildUDiv(BLD, q, c32(E, K), ""), k = LLVMBuildURem(BLD, q, c32(E, K), "");
+    /* the metadata lane of chunk c of row r: 4 (r % 8) + sel Ku / 16 + c / 4, the nibble at 16 (r / 8) + 4 (c % 4) */
+    LLVMValueRef lane0 = add(E, mul(E, LLVMBuildAnd(BLD, r, c32(E, 7), ""), 4), f->sel * (p2n_mx_sp_row_units(f) / 16));
+    LLVMValueRef hi = mul(E, LLVMBuildLShr(BLD, r, c32(E, 3), ""), 16);
+    LLVMValueRef crow = mul(E, r, cc), raw = c32(E, 0), found = ci(E->i1, 0);
+    for (unsigned h = 0; h < parts; h++) {
+        LLVMValueRef at = add(E, mul(E, k, eb), h * ub);
+        LLVMValueRef u = LLVMBuildUDiv(BLD, at, c32(E, ub), ""), off = LLVMBuildURem(BLD, at, c32(E, ub), "");
+        LLVMValueRef ch = LLVMBuildLShr(BLD, u, c32(E, 2), ""), pos = LLVMBuildAnd(BLD, u, c32(E, 3), "");
+        LLVMValueRef lane = LLVMBuildAdd(BLD, lane0, LLVMBuildLShr(BLD, ch, c32(E, 2), ""), "");
+        LLVMValueRef bit = LLVMBuildAdd(BLD, hi, mul(E, LLVMBuildAnd(BLD, ch, c32(E, 3), ""), 4), "");
+        LLVMValueRef mv = LLVMBuildLoad2(BLD, E->i32, LLVMBuildGEP2(BLD, E->i32, meta, &lane, 1, ""), "");
+        LLVMValueRef nib = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, mv, bit, ""), c32(E, 15), "");
+        LLVMValueRef second = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildLShr(BLD, nib, c32(E, 2), ""), pos, "");
+        LLVMValueRef first = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, nib, c32(E, 3), ""), pos, "");
+        LLVMValueRef src = LLVMBuildAdd(BLD, mul(E, ch, 2), LLVMBuildZExt(BLD, second, E->i32, ""), "");
+        LLVMValueRef sb = LLVMBuildAdd(BLD, mul(E, src, ub), off, "");
+        LLVMValueRef ci = LLVMBuildAdd(BLD, crow, LLVMBuildUDiv(BLD, sb, c32(E, eb), ""), "");
+        LLVMValueRef cv = LLVMBuildLoad2(BLD, E->i32, LLVMBuildGEP2(BLD, E->i32, comp, &ci, 1, ""), "");
+        LLVMValueRef part = LLVMBuildLShr(BLD, cv, LLVMBuildURem(BLD, sb, c32(E, eb), ""), "");
+        if (w < 32) part = LLVMBuildAnd(BLD, part, c32(E, (1u << w) - 1), "");
+        LLVMValueRef here = LLVMBuildOr(BLD, first, second, "");
+        part = sel(E, here, part, c32(E, 0)); /* a pruned place: zero */
+        found = LLVMBuildOr(BLD, found, here, "");
+        raw = LLVMBuildOr(BLD, raw, LLVMBuildShl(BLD, part, c32(E, h * ub), ""), "");
+    }
+    LLVMBuildStore(BLD, value_of(E, t, raw), LLVMBuildGEP2(BLD, value_type(E, t), A, &q, 1, ""));
+    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildNot(BLD, found, ""), E->i8, ""), LLVMBuildGEP2(BLD, E->i8, P, &q, 1, ""));
+    LLVMValueRef q2 = add(E, q, 1);
+    LLVMBasicBlockRef end = LLVMGetInsertBlock(BLD);
+    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntULT, q2, c32(E, rows * K), ""), loop, done);
+    LLVMAddIncoming(q, (LLVMValueRef[]){c32(E, 0), q2}, (LLVMBasicBlockRef[]){pre, end}, 2);
     LLVMPositionBuilderAtEnd(BLD, done);
 }
 
@@ -256,9 +310,10 @@ static LLVMValueRef half_bits(emit_ctx *E, LLVMValueRef v) {
 static LLVMValueRef fp8_sm90(emit_ctx *E, const p2n_mx *f, const LLVMValueRef *av, const LLVMValueRef *bv,
                              LLVMValueRef craw) {
     unsigned K = f->k;
-    LLVMValueRef a[2][16], b[2][16];
-    for (unsigned k = 0; k < K; k++) {
-        unsigned h = (k >> 1) & 1, i = (k >> 2) * 2 + (k & 1);
+    LLVMValueRef a[2][32], b[2][32]; /* K up to 64 (mma.sp m16n8k64) */
+    for (unsigned k = 0; k < K; k++) { /* mma.sp: chunks of even and odd index (cpu_mma.c) */
+        unsigned h = f->sparse ? (k >> 2) & 1 : (k >> 1) & 1;
+        unsigned i = f->sparse ? (k >> 3) * 4 + (k & 3) : (k >> 2) * 2 + (k & 1);
         a[h][i] = av[k];
         b[h][i] = bv[k];
     }
@@ -274,17 +329,22 @@ static LLVMValueRef fp8_sm90(emit_ctx *E, const p2n_mx *f, const LLVMValueRef *a
     return sel(E, LLVMBuildFCmp(BLD, LLVMRealUNO, d, d, ""), c32(E, 0x7fffffffu), LLVMBuildBitCast(BLD, d, E->i32, ""));
 }
 
-/* one D element (raw bits, i32 or i64) from row r of A, column c of B and the raw C element */
-static LLVMValueRef dot(emit_ctx *E, const p2n_mx *f, LLVMValueRef A, LLVMValueRef B, LLVMValueRef r, LLVMValueRef c,
-                        LLVMValueRef craw) {
+/* one D element (raw bits, i32 or i64) from row r of A, column c of B and the raw C element; P (mma.sp, else
+ * NULL) the pruned places of A, whose products are dropped (B taken as 0, cpu_mma.c sp_dense) */
+static LLVMValueRef dot(emit_ctx *E, const p2n_mx *f, LLVMValueRef A, LLVMValueRef B, LLVMValueRef P, LLVMValueRef r,
+                        LLVMValueRef c, LLVMValueRef craw) {
     unsigned K = f->k, N = f->n;
     LLVMTypeRef at = value_type(E, f->ta), bt = value_type(E, f->tb);
     LLVMValueRef a0 = mul(E, r, K);
-    LLVMValueRef av[64], bv[64];
+    LLVMValueRef av[128], bv[128]; /* K up to 128 (mma.sp m16n8k128 .u4) */
     for (unsigned k = 0; k < K; k++) {
         LLVMValueRef ia = add(E, a0, k), ib = LLVMBuildAdd(BLD, c32(E, k * N), c, "");
         av[k] = LLVMBuildLoad2(BLD, at, LLVMBuildGEP2(BLD, at, A, &ia, 1, ""), "");
         bv[k] = LLVMBuildLoad2(BLD, bt, LLVMBuildGEP2(BLD, bt, B, &ib, 1, ""), "");
+        if (P && is_float(f->tb)) {
+            LLVMValueRef pr = LLVMBuildLoad2(BLD, E->i8, LLVMBuildGEP2(BLD, E->i8, P, &ia, 1, ""), "");
+            bv[k] = sel(E, LLVMBuildTrunc(BLD, pr, E->i1, ""), LLVMConstReal(bt, 0.0), bv[k]);
+        }
     }
     if (f->ta == MXE_F64) {
         LLVMValueRef d = LLVMBuildBitCast(BLD, craw, E->f64, "");
@@ -329,8 +389,14 @@ static void mma(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMValueRef io
     unsigned wa = p2n_mx_words(f, MXF_A, f->ta), wb = p2n_mx_words(f, MXF_B, f->tb), wc = p2n_mx_words(f, MXF_C, f->tc);
     LLVMValueRef A = LLVMBuildAlloca(E->AB, LLVMArrayType(value_type(E, f->ta), f->m * f->k), "mx.a");
     LLVMValueRef B = LLVMBuildAlloca(E->AB, LLVMArrayType(value_type(E, f->tb), f->k * f->n), "mx.b");
-    gather(E, L, f, MXF_A, f->ta, io, 0, A);
-    gather(E, L, f, MXF_B, f->tb, io, wa, B);
+    LLVMValueRef P = NULL;
+    if (f->sparse) {
+        P = LLVMBuildAlloca(E->AB, LLVMArrayType(E->i8, f->m * f->k), "mx.pruned");
+        gather_sparse(E, L, f, io, A, P);
+    } else {
+        gather(E, L, f, MXF_A, f->ta, io, 0, A, false, NULL, 0);
+    }
+    gather(E, L, f, MXF_B, f->tb, io, wa, B, false, NULL, 0);
     unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc), db = p2n_mx_bits(f->td);
     unsigned wd = p2n_mx_words(f, MXF_C, f->td);
     LLVMValueRef cw[16], dw[16], l = L->laneid(E);
@@ -339,7 +405,7 @@ static void mma(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMValueRef io
     for (unsigned s = 0; s < per; s++) {
         LLVMValueRef r, c;
         elem_ir(E, f, MXF_C, f->td, l, s, &r, &c);
-        raw_put(E, dw, s, db, dot(E, f, A, B, r, c, raw_get(E, cw, s, cb)));
+        raw_put(E, dw, s, db, dot(E, f, A, B, P, r, c, raw_get(E, cw, s, cb)));
     }
     for (unsigned i = 0; i < wd; i++) LLVMBuildStore(BLD, dw[i], io_at(E, io, wa + wb + wc + i));
 }
@@ -408,7 +474,8 @@ static void movmatrix(emit_ctx *E, const lane_ops *L, LLVMValueRef io) {
 bool lanes_mma_generic(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io) {
     p2n_mx f = p2n_mx_decode(op);
     switch (f.kind) {
-    case P2N_MX_MMA: mma(E, L, &f, io); return true;
+    case P2N_MX_MMA:
+    case P2N_MX_MMA_SP: mma(E, L, &f, io); return true;
     case P2N_MX_FRAG_LOAD:
     case P2N_MX_FRAG_STORE: frag_ldst(E, L, &f, io); return true;
     case P2N_MX_MOVMATRIX: movmatrix(E, L, io); return true;

@@ -1,6 +1,7 @@
 /* emit_mma.c — the generic warp-matrix forms (driver-stub/cpu/mx_forms.h): recognises mma.sync and wmma.mma of
  * every shape and type the PTX ISA lists for sm_70..sm_90 (except the quad-pair m8n8k4 .f16 form, and of fp8 only
- * m16n8k32 with .f32 accumulation), the wmma fragment loads and stores of those forms and movmatrix, and hands
+ * m16n8k32 with .f32 accumulation), mma.sp{::ordered_metadata} of the same input types (fp8: .f32 only), the
+ * wmma fragment loads and stores of those forms and movmatrix, and hands
  * them to the runtime's warp_matrix entry (host) or the target's lane lowering (emit_lanes_mma.c) as one op word
  * plus the lane's io block. The forms emit_matrix.c handles itself never reach here. */
 #include "emit.h"
@@ -137,11 +138,86 @@ static unsigned regs(const p2n_mx *f, unsigned x, int t) {
     return t == MXE_F64 ? w / 2 : w;
 }
 
-static bool emit_mma_op(emit_ctx *E, const ir_ins *ins, bool wmma) {
-    if (ir_ins_has(ins, IR_M_SP) || ir_ins_has(ins, IR_M_SP_ORDERED_METADATA)) {
-        emit_unsupported(E, "mma.sp (sparse A with metadata: no lowering yet)");
+/* the dense shapes (K the dense K) of mma.sp per input type, PTX ISA "mma.sp" (m16n8 only) */
+static bool sp_shape_ok(int a, int b, unsigned m, unsigned n, unsigned k) {
+    if (m != 16 || n != 8) return false;
+    if (a == MXE_F16 || a == MXE_BF16) return b == a && (k == 16 || k == 32);
+    if (a == MXE_TF32) return b == a && (k == 8 || k == 16);
+    if (is_int8(a)) return is_int8(b) && (k == 32 || k == 64);
+    if (is_int4(a)) return is_int4(b) && (k == 64 || k == 128);
+    if (is_fp8(a)) return is_fp8(b) && k == 64;
+    return false;
+}
+
+/* mma.sp{::ordered_metadata}.sync.aligned.m16n8kK.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c, e, f:
+ * A compressed, e the metadata, f the sparsity selector (a constant); the warp expands A (mx_forms.h) and runs
+ * the dense product. Whatever is not such a form is diagnosed here, with the reason. */
+static bool emit_mma_sp(emit_ctx *E, const ir_ins *ins) {
+    if (ir_ins_has(ins, IR_M_BLOCK_SCALE) || ir_ins_ntypes(ins) != 4 || ir_ins_has(ins, IR_M_KIND_F8F6F4) ||
+        ir_ins_has(ins, IR_M_KIND_MXF8F6F4) || ir_ins_has(ins, IR_M_KIND_MXF4) || ir_ins_has(ins, IR_M_KIND_MXF4NVF4)) {
+        emit_unsupported(E, "mma.sp with .kind / block scaling (sm_120a forms: no lowering)");
         return true;
     }
+    int s = shape_index(ins);
+    unsigned m = s < 0 ? 0 : p2n_mx_shapes[s][0], n = s < 0 ? 0 : p2n_mx_shapes[s][1], k = s < 0 ? 0 : p2n_mx_shapes[s][2];
+    int td = mxe_of(ir_ins_type(ins, 0)), ta = mxe_of(ir_ins_type(ins, 1));
+    int tb = mxe_of(ir_ins_type(ins, 2)), tc = mxe_of(ir_ins_type(ins, 3));
+    unsigned second, first = layouts(ins, &second);
+    bool satf = ir_ins_has(ins, IR_M_SATFINITE), integer = is_int8(ta) || is_int4(ta);
+    if (s < 0 || td < 0 || ta < 0 || tb < 0 || tc < 0 || !acc_ok(ta, td, tc) || !sp_shape_ok(ta, tb, m, n, k) ||
+        (ta == MXE_F16 && td != tc)) {
+        emit_unsupported(E, "mma.sp shape and types (the forms: m16n8k16/k32 .f16/.bf16, m16n8k8/k16 .tf32, "
+                            "m16n8k32/k64 .s8/.u8, m16n8k64/k128 .s4/.u4, m16n8k64 .e4m3/.e5m2, with the "
+                            "accumulator types of mma)");
+        return true;
+    }
+    if (first != 1 || second != 2 || ins->nops != 6 || (satf && !integer) || ir_ins_has(ins, IR_M_XOR) ||
+        ir_ins_has(ins, IR_M_AND) || ir_ins_has(ins, IR_M_POPC) || ir_ins_has(ins, IR_M_RN) ||
+        ir_ins_has(ins, IR_M_RZ) || ir_ins_has(ins, IR_M_RM) || ir_ins_has(ins, IR_M_RP)) {
+        emit_unsupported(E, "mma.sp modifiers or operands (.row.col, .satfinite for integers only, d, a, b, c, e, f)");
+        return true;
+    }
+    if (is_fp8(ta) && td != MXE_F32) {
+        emit_unsupported(E, "mma.sp .e4m3/.e5m2 with .f16 accumulation (only the .f32 form is lowered)");
+        return true;
+    }
+    const ir_operand *o = ins->ops;
+    if (o[5].kind != IR_OPND_IMM) {
+        emit_unsupported(E, "mma.sp sparsity selector (must be an integer constant)");
+        return true;
+    }
+    uint32_t op = P2N_MX_MMA_SP | (uint32_t)s << 8 | (uint32_t)ta << 12 | (uint32_t)tb << 16 | (uint32_t)tc << 20 |
+                  (uint32_t)td << 24 | (uint32_t)satf << 30;
+    p2n_mx f = p2n_mx_decode(op);
+    uint64_t sel = (uint64_t)o[5].val;
+    if (sel > 3 || !p2n_mx_sp_sel_ok(p2n_mx_sp_row_units(&f), (unsigned)sel)) {
+        emit_unsupported(E, "mma.sp sparsity selector (undefined for this shape and type: 0..3 for one metadata "
+                            "lane per group, 0..1 for a pair, 0 for all four)");
+        return true;
+    }
+    op |= (uint32_t)sel << 28;
+    f = p2n_mx_decode(op);
+    const ir_operand *d = regs_of(&o[0], regs(&f, MXF_C, td)), *a = regs_of(&o[1], regs(&f, MXF_A, ta));
+    const ir_operand *b = regs_of(&o[2], regs(&f, MXF_B, tb)), *c = regs_of(&o[3], regs(&f, MXF_C, tc));
+    if (!d || !a || !b || !c || o[4].kind == IR_OPND_VEC || o[4].kind == IR_OPND_SINK) {
+        emit_unsupported(E, "mma.sp operands (register counts of d, a, b, c not those of the form, or e not a register)");
+        return true;
+    }
+    unsigned wa = p2n_mx_words(&f, MXF_A, ta), wb = p2n_mx_words(&f, MXF_B, tb), wc = p2n_mx_words(&f, MXF_C, tc);
+    unsigned wd = p2n_mx_words(&f, MXF_C, td);
+    LLVMValueRef io = io_block(E, wa + wb + wc + wd + 1);
+    put_frag(E, io, 0, a, regs(&f, MXF_A, ta), false);
+    put_frag(E, io, wa, b, regs(&f, MXF_B, tb), false);
+    put_frag(E, io, wa + wb, c, regs(&f, MXF_C, tc), false);
+    LLVMBuildStore(BLD, rd(E, &o[4], IR_T_B32), io_at(E, io, wa + wb + wc + wd));
+    call_mx(E, op, io);
+    get_frag(E, io, wa + wb + wc, d, regs(&f, MXF_C, td), false);
+    return true;
+}
+
+static bool emit_mma_op(emit_ctx *E, const ir_ins *ins, bool wmma) {
+    /* .sp on a wmma is no PTX: false, the caller's generic diagnostic */
+    if (ir_ins_has(ins, IR_M_SP) || ir_ins_has(ins, IR_M_SP_ORDERED_METADATA)) return !wmma && emit_mma_sp(E, ins);
     if (ins->nops != 4 || ir_ins_has(ins, IR_M_BLOCK_SCALE)) return false;
     int s = shape_index(ins);
     if (s < 0) return false;

@@ -5,6 +5,7 @@
 
 #include "emit.h"
 #include "emit_texture.h"
+#include "emit_atom.h"
 #include "../ptx2native.h"
 #include "thread_loop.h"
 #include "../../driver-stub/cpu/host_abi.h"
@@ -163,7 +164,7 @@ static bool dispatch(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_TESTP: case IR_OP_FMA: case IR_OP_REM: {
         ir_type t = ir_ins_type(ins, 0);
         if (t == IR_T_F32 || t == IR_T_F64 || t == IR_T_F16 || t == IR_T_BF16 || t == IR_T_F16X2 ||
-            t == IR_T_BF16X2 || ins->op == IR_OP_FMA || ins->op == IR_OP_RCP || ins->op == IR_OP_SQRT ||
+            t == IR_T_BF16X2 || t == IR_T_F32X2 || ins->op == IR_OP_FMA || ins->op == IR_OP_RCP || ins->op == IR_OP_SQRT ||
             ins->op == IR_OP_RSQRT || ins->op == IR_OP_SIN || ins->op == IR_OP_COS || ins->op == IR_OP_LG2 ||
             ins->op == IR_OP_EX2 || ins->op == IR_OP_TANH || ins->op == IR_OP_COPYSIGN || ins->op == IR_OP_TESTP)
             return emit_float(E, ins);
@@ -179,17 +180,22 @@ static bool dispatch(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_BRKPT:
         return emit_ctrl(E, ins);
     case IR_OP_BAR: case IR_OP_BARRIER: case IR_OP_BAR_WARP_SYNC: case IR_OP_MEMBAR: case IR_OP_FENCE:
-    case IR_OP_ATOM: case IR_OP_RED: case IR_OP_VOTE: case IR_OP_MATCH: case IR_OP_ACTIVEMASK: case IR_OP_REDUX:
+    case IR_OP_ATOM: case IR_OP_RED: case IR_OP_VOTE: case IR_OP_MATCH: case IR_OP_ACTIVEMASK:
     case IR_OP_ELECT: case IR_OP_SHFL: case IR_OP_NANOSLEEP: case IR_OP_PMEVENT: case IR_OP_GRIDDEPCONTROL:
     case IR_OP_SETMAXNREG: case IR_OP_BARRIER_CLUSTER: case IR_OP_CP_ASYNC_MBARRIER_ARRIVE:
     case IR_OP_MBARRIER_INIT: case IR_OP_MBARRIER_INVAL: case IR_OP_MBARRIER_EXPECT_TX: case IR_OP_MBARRIER_COMPLETE_TX:
     case IR_OP_MBARRIER_ARRIVE: case IR_OP_MBARRIER_ARRIVE_DROP: case IR_OP_MBARRIER_TEST_WAIT: case IR_OP_MBARRIER_TRY_WAIT:
     case IR_OP_MBARRIER_PENDING_COUNT:
         return emit_sync(E, ins);
+    case IR_OP_REDUX: return ir_ins_type(ins, 0) == IR_T_F32 ? emit_redux_f32(E, ins) : emit_sync(E, ins);
+    case IR_OP_CLUSTERLAUNCHCONTROL_TRY_CANCEL: case IR_OP_CLUSTERLAUNCHCONTROL_QUERY_CANCEL: return emit_clc(E, ins);
     case IR_OP_MAPA: case IR_OP_GETCTARANK: case IR_OP_CP_ASYNC_BULK: case IR_OP_CP_REDUCE_ASYNC_BULK:
     case IR_OP_CP_ASYNC_BULK_PREFETCH: case IR_OP_CP_ASYNC_BULK_COMMIT_GROUP: case IR_OP_CP_ASYNC_BULK_WAIT_GROUP:
     case IR_OP_ST_ASYNC: case IR_OP_RED_ASYNC:
         return emit_cluster(E, ins);
+    case IR_OP_MULTIMEM_LD_REDUCE: case IR_OP_MULTIMEM_ST: case IR_OP_MULTIMEM_RED:
+        return emit_multimem(E, ins); /* emit_multimem.c */
+    case IR_OP_ST_BULK: return emit_st_bulk(E, ins); /* emit_st_bulk.c */
     case IR_OP_MMA: case IR_OP_LDMATRIX: case IR_OP_STMATRIX: case IR_OP_WMMA_LOAD: case IR_OP_WMMA_STORE:
     case IR_OP_WMMA_MMA: case IR_OP_MOVMATRIX:
         return emit_matrix(E, ins);
@@ -440,8 +446,9 @@ static void emit_descriptor(emit_ctx *E) {
         LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
                              u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->kern_smem ? E->kern_smem[fi] : E->static_smem), c32(E, E->dyn_align),
                              c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
-                             c32(E, E->module_flags | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0) |
-                                 (f->perf.explicitcluster && !f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_LAUNCH : 0)),
+                             c32(E, E->module_flags | E->fn_flags[fi] | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0) |
+                                 (f->perf.explicitcluster && !f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_LAUNCH : 0) |
+                                 (f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_DIMS : 0)),
                              E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
         ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
         (void)ks;
@@ -514,6 +521,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->var_size = calloc(m->nvars + 1, sizeof *E->var_size);
     E->fn = calloc(m->nfuncs + 1, sizeof *E->fn);
     E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
+    E->fn_flags = calloc(m->nfuncs + 1, sizeof *E->fn_flags);
     /* the thread-loop fast path belongs to the host runtime (host_abi.h); other targets never get it */
     if (t->family == TARGET_HOST && t->rt_table) E->tl_ok = thread_loop_kernels(m);
     if (t->native_cpu) E->native_fma = host_native_fma();
@@ -584,9 +592,8 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         const ir_var *var = &m->vars[v];
         ir_space s = var_space(E, v);
         if (s != IR_S_GLOBAL && s != IR_S_CONST && !(s == IR_S_LOCAL && var->func < 0)) continue;
-        if ((ir_type)var->type == IR_T_TEXREF || (ir_type)var->type == IR_T_SAMPLERREF ||
-            (ir_type)var->type == IR_T_SURFREF)
-            continue;
+        /* .texref/.surfref (and .samplerref, unused but nameable): 8 bytes holding an object handle that the
+         * driver stub writes (emit_texture_ref.c) */
         uint64_t size = E->var_size[v] ? E->var_size[v] : 1;
         LLVMTypeRef ty = LLVMArrayType2(E->i8, size);
         E->gvar[v] = LLVMAddGlobalInAddressSpace(E->M, ty, ir_str(m, var->name),
@@ -644,6 +651,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     free(E->var_size);
     free(E->fn);
     free(E->block_fn);
+    free(E->fn_flags);
     free(E->tl_ok);
     *internal = E->internal_error;
     if (E->failed) {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_texture.h" /* tex_operand_is_ref, texref_handle: `mov r, texref` */
 #include "thread_loop.h"
 
 unsigned tbits(ir_type t) { return t == IR_T_PRED ? 1 : ir_type_bits[t]; }
@@ -280,6 +281,10 @@ LLVMValueRef rd(emit_ctx *E, const ir_operand *o, ir_type t) {
             LLVMValueRef x = LLVMBuildLoad2(E->B, vt, var_addr(E, o->id, IR_S_REG), "");
             return adapt_in(E, x, t);
         }
+        if (tex_operand_is_ref(E, o, NULL) && !o->val) { /* mov r, texref: the object handle it holds */
+            LLVMValueRef h = texref_handle(E, o->id);
+            return h ? adapt_in(E, h, t) : LLVMGetUndef(tt);
+        }
         return adapt_in(E, var_value(E, o->id, o->val), t);
     case IR_OPND_FUNC: {
         LLVMValueRef v = LLVMBuildPtrToInt(E->B, E->fn[o->id], E->i64, "");
@@ -417,15 +422,16 @@ LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off) {
     return v;
 }
 
-/* LLVM's AMDGPU global address space (target_desc.as_* hold the emission's numbering, 0 = generic there) */
-enum { AMDGPU_AS_GLOBAL = 1 };
+/* The target's own global address space for .global accesses (target_hooks.global_as; 0: none). target_desc.as_*
+ * hold the emission's numbering, where 0 = generic. */
+static unsigned global_as(const emit_ctx *E) { return E->t->hooks ? E->t->hooks->global_as : 0; }
 
 /* addr_of for the load/store/atomic itself: a .global address as the addrspace(1) pointer addr_of cast to
  * generic (the cast alone would be folded away by InstCombine before infer-address-spaces sees it) */
 LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space) {
     LLVMValueRef p = addr_of(E, o, space);
-    if (E->t->family == TARGET_AMDGPU && LLVMIsAAddrSpaceCastInst(p) &&
-        LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(p, 0))) == AMDGPU_AS_GLOBAL) {
+    if (global_as(E) && LLVMIsAAddrSpaceCastInst(p) &&
+        LLVMGetPointerAddressSpace(LLVMTypeOf(LLVMGetOperand(p, 0))) == global_as(E)) {
         LLVMValueRef g = LLVMGetOperand(p, 0);
         LLVMInstructionEraseFromParent(p);
         return g;
@@ -469,11 +475,11 @@ LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space) {
             base = LLVMBuildAnd(E->B, base, c64(E, 0xffffffffu), "");
         return gep8(E, smem_base(E), LLVMBuildAdd(E->B, base, c64(E, (uint64_t)off), ""));
     }
-    if (space == IR_S_GLOBAL && E->t->family == TARGET_AMDGPU) {
-        /* .global accesses through the global address space (global = flat addresses on AMDGPU): the cast back
+    if (space == IR_S_GLOBAL && global_as(E)) {
+        /* .global accesses through the global address space (on AMDGPU global = flat addresses): the cast back
          * to flat tells infer-address-spaces, which turns flat_* into global_* (smaller offsets, no LDS wait,
          * no "may be private" expansion of 64-bit atomics, scalar loads of uniform addresses) */
-        LLVMValueRef g = LLVMBuildIntToPtr(E->B, base, LLVMPointerTypeInContext(E->C, AMDGPU_AS_GLOBAL), "");
+        LLVMValueRef g = LLVMBuildIntToPtr(E->B, base, LLVMPointerTypeInContext(E->C, global_as(E)), "");
         return LLVMBuildAddrSpaceCast(E->B, gep8(E, g, c64(E, (uint64_t)off)), E->ptr, "");
     }
     LLVMValueRef p = LLVMBuildIntToPtr(E->B, base, E->ptr, "");

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "emit_atom.h"
 #include "../ptx2native.h"
 #include "../../driver-stub/cpu/host_abi.h"
 
@@ -58,8 +59,8 @@ LLVMValueRef emit_sreg(emit_ctx *E, const ir_operand *o) {
     case IR_SR_CLUSTER_NCTAID: return c32(E, comp == 4 ? 0 : 1);
     case IR_SR_CLUSTER_CTARANK: return c32(E, 0);
     case IR_SR_CLUSTER_NCTARANK: return c32(E, 1);
-    case IR_SR_IS_EXPLICIT_CLUSTER: /* a kernel that names its cluster shape was launched as a cluster */
-        return c32(E, E->f && E->f->is_entry && (E->f->perf.explicitcluster || E->f->perf.n_reqnctapercluster));
+    case IR_SR_IS_EXPLICIT_CLUSTER: /* a kernel that names its cluster shape, or a launch that gave cluster dimensions */
+        return LLVMBuildZExt(BLD, emit_cluster_launch(E), E->i32, "");
     case IR_SR_CURRENT_GRAPH_EXEC: return c64(E, 0);
     case IR_SR_ENVREG: case IR_SR_PM: case IR_SR_RESERVED_SMEM_OFFSET_BEGIN: case IR_SR_RESERVED_SMEM_OFFSET_END:
     case IR_SR_RESERVED_SMEM_OFFSET_CAP: case IR_SR_RESERVED_SMEM_OFFSET_0: case IR_SR_RESERVED_SMEM_OFFSET_1:
@@ -87,12 +88,14 @@ static LLVMValueRef fence_in(emit_ctx *E, p2n_scope s) {
     return LLVMBuildFenceSyncScope(BLD, LLVMAtomicOrderingSequentiallyConsistent, scope_id(E, s), "");
 }
 
-/* The CTA fence on one side of bar/barrier: `amd` (release before, acquire after) on AMDGPU, the fence; s_barrier;
- * fence pattern of the AMDGPU memory model (what HIP's __syncthreads emits: gfx11 then needs no L0 invalidate
- * before the barrier); a barrier every participant must reach orders nothing more with seq_cst. Other targets
- * keep seq_cst (the host's runtime call orders anyway; SPIR-V consumers see the same fences as before). */
-static void bar_fence(emit_ctx *E, LLVMAtomicOrdering amd) {
-    LLVMAtomicOrdering o = E->t->family == TARGET_AMDGPU ? amd : LLVMAtomicOrderingSequentiallyConsistent;
+/* The CTA fence on one side of bar/barrier: `acq_rel` (release before, acquire after) where the target asks for
+ * it (target_hooks.barrier_acq_rel: the fence; s_barrier; fence pattern of the AMDGPU memory model, what HIP's
+ * __syncthreads emits: gfx11 then needs no L0 invalidate before the barrier); a barrier every participant must
+ * reach orders nothing more with seq_cst. Other targets keep seq_cst (the host's runtime call orders anyway;
+ * SPIR-V consumers see the same fences as before). */
+static void bar_fence(emit_ctx *E, LLVMAtomicOrdering acq_rel) {
+    bool split = E->t->hooks && E->t->hooks->barrier_acq_rel;
+    LLVMAtomicOrdering o = split ? acq_rel : LLVMAtomicOrderingSequentiallyConsistent;
     LLVMBuildFenceSyncScope(BLD, o, scope_id(E, P2N_SCOPE_CTA), "");
 }
 
@@ -166,9 +169,10 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     const ir_operand *dst = red ? NULL : &o[0], *addr = red ? &o[0] : &o[1];
     const ir_operand *ob = red ? &o[1] : &o[2], *oc = (!red && ins->nops > 3) ? &o[3] : NULL;
     ir_type t = ir_ins_type(ins, 0);
-    if (t == IR_T_NONE || t == IR_T_B128 || ir_ins_has(ins, IR_M_V2) || ir_ins_has(ins, IR_M_V4) ||
-        ir_ins_has(ins, IR_M_V8))
-        return false;
+    if (ir_ins_has(ins, IR_M_V2) || ir_ins_has(ins, IR_M_V4) || ir_ins_has(ins, IR_M_V8))
+        return emit_atom_vector(E, ins); /* emit_atom_vector.c */
+    if (t == IR_T_B128) return emit_atom_b128(E, ins); /* emit_atom_b128.c */
+    if (t == IR_T_NONE) return false;
     static const ir_mod ops[] = {IR_M_AND, IR_M_OR, IR_M_XOR, IR_M_EXCH, IR_M_ADD, IR_M_INC, IR_M_DEC, IR_M_MIN,
                                  IR_M_MAX, IR_M_CAS};
     ir_mod op = IR_M_NONE;

@@ -1,9 +1,10 @@
-/* emit_texture.c — tex, tld4, txq and istypep on texture objects (bindless handles), and what the surface file
- * shares: handle operands, descriptor checks, the trap path.
+/* emit_texture.c — tex, tld4, txq and istypep on texture objects (bindless handles) and references, and what the
+ * surface file shares: handle operands, descriptor checks, the trap path.
  *
- * Only texture objects exist here: a handle is a .u64 value, the device address of a p2n_tex_desc
- * (targets/texture_desc.h). Module-scope .texref/.samplerref/.surfref variables (the unified/independent modes
- * of old toolchains; nvcc 12+ never emits them) are diagnosed. A handle that is not a descriptor of the right
+ * A handle is a .u64 value, the device address of a p2n_tex_desc (targets/texture_desc.h). A .texref/.surfref
+ * (the unified/independent modes of old toolchains; nvcc 12+ never emits them) holds such a handle, filled by the
+ * driver stub; samplers of texmode_independent modules replace the sampler state (emit_texture_ref.c). A handle
+ * that is not a descriptor of the right
  * kind (null, misaligned, wrong magic, a surface where a texture is meant, mip levels we do not sample yet)
  * makes the launch fail through the target's trap, never a read of whatever it points at beyond the descriptor.
  */
@@ -64,14 +65,8 @@ LLVMValueRef tex_handle(emit_ctx *E, const ir_operand *o) {
         return LLVMBuildZExt(BLD, rd(E, &r, IR_T_U32), E->i64, "");
     }
     if (o->kind == IR_OPND_IMM) return c64(E, (uint64_t)o->val);
-    if (o->kind == IR_OPND_VAR || (o->kind == IR_OPND_ADDR && (o->flags & IR_OPNDF_BASE_VAR))) {
-        ir_type t = (ir_type)E->m->vars[o->id].type;
-        if (t == IR_T_TEXREF || t == IR_T_SAMPLERREF || t == IR_T_SURFREF) {
-            emit_unsupported(E, "texture references are not supported; texture objects are");
-            return NULL;
-        }
-    }
-    emit_unsupported(E, "texture or surface handle operand: a .u64 register is expected");
+    if (tex_operand_is_ref(E, o, NULL) && (o->kind == IR_OPND_VAR || o->val == 0)) return texref_handle(E, o->id);
+    emit_unsupported(E, "texture or surface handle operand: a .u64 register or a .texref/.surfref is expected");
     return NULL;
 }
 
@@ -163,8 +158,8 @@ static unsigned tex_operands(emit_ctx *E, const ir_ins *ins, unsigned nextra) {
         emit_unsupported(E, "texel offset and depth-compare operands");
         return 0;
     }
-    if (ins->ops[ti].aux != 2) {
-        emit_unsupported(E, "separate sampler operands: texture references are not supported; texture objects are");
+    if (ins->ops[ti].aux != 2 && ins->ops[ti].aux != 3) { /* [t, {c}] or, with a separate sampler, [t, s, {c}] */
+        emit_unsupported(E, "texture operand shape");
         return 0;
     }
     ir_type dt = ir_ins_type(ins, 0);
@@ -193,16 +188,14 @@ static bool emit_tex(emit_ctx *E, const ir_ins *ins) {
     }
     const ir_operand *ta = ir_elems(&ins->ops[ti]);
     unsigned nc;
-    const ir_operand *c = coords_of(&ta[1], &nc);
+    const ir_operand *c = coords_of(&ta[ins->ops[ti].aux - 1], &nc);
     unsigned need = g.nd + (g.layered ? 1 : 0);
     if (nc < need) {
         emit_unsupported(E, "too few coordinates");
         return false;
     }
-    LLVMValueRef h = tex_handle(E, &ta[0]);
-    if (!h) return false;
-    /* .level/.grad/.base: descriptors have one level (tex_check traps otherwise), so every form samples it */
-    LLVMValueRef d = tex_check(E, h, TEXCHK_SAMPLE);
+    LLVMValueRef d = tex_sample_desc(E, &ins->ops[ti]);
+    if (!d) return false;
     unsigned first = g.layered ? 1 : 0;
     LLVMValueRef xyz[3] = {LLVMConstReal(E->f32, 0), LLVMConstReal(E->f32, 0), LLVMConstReal(E->f32, 0)};
     for (unsigned k = 0; k < g.nd; k++)
@@ -240,14 +233,13 @@ static bool emit_tld4(emit_ctx *E, const ir_ins *ins) {
     }
     const ir_operand *ta = ir_elems(&ins->ops[ti]);
     unsigned nc;
-    const ir_operand *c = coords_of(&ta[1], &nc);
+    const ir_operand *c = coords_of(&ta[ins->ops[ti].aux - 1], &nc);
     if (nc < 2u + (g.layered ? 1 : 0)) {
         emit_unsupported(E, "too few coordinates");
         return false;
     }
-    LLVMValueRef h = tex_handle(E, &ta[0]);
-    if (!h) return false;
-    LLVMValueRef d = tex_check(E, h, TEXCHK_SAMPLE);
+    LLVMValueRef d = tex_sample_desc(E, &ins->ops[ti]);
+    if (!d) return false;
     unsigned first = g.layered ? 1 : 0;
     LLVMValueRef layer = g.layered ? layer_index(E, d, &c[0], false, false) : c32(E, 0);
     LLVMValueRef a[5] = {d, rd(E, &c[first], IR_T_F32), rd(E, &c[first + 1], IR_T_F32), layer, c32(E, comp)};
@@ -280,7 +272,9 @@ LLVMValueRef tex_query_size(emit_ctx *E, LLVMValueRef d, unsigned off, bool surf
 /* txq on a texture object: NVIDIA's JIT (H200, driver 580) accepts only .width .height .depth (and their .level
  * forms) with object handles; a kernel with any other attribute is not compiled (cuModuleGetFunction fails), so
  * those are diagnosed here rather than answered with values NVIDIA never returns; under --defer-unsupported
- * (the driver stub's JIT) such kernels are left out of the module the same way (DEFER_ABSENT) */
+ * (the driver stub's JIT) such kernels are left out of the module the same way (DEFER_ABSENT). References
+ * (.texref, and .samplerref for the sampler attributes) keep the same rule: a reference is an object handle
+ * here, and what NVIDIA answers for them is not recorded (sm_90 cannot be asked through the harness). */
 static bool emit_txq(emit_ctx *E, const ir_ins *ins) {
     bool lvl = ir_ins_has(ins, IR_M_LEVEL);
     unsigned off = ir_ins_has(ins, IR_M_WIDTH) ? P2N_TEXD_WIDTH : ir_ins_has(ins, IR_M_HEIGHT) ? P2N_TEXD_HEIGHT
@@ -310,12 +304,18 @@ static bool emit_txq(emit_ctx *E, const ir_ins *ins) {
 }
 
 /* istypep asks whether a handle is a .texref/.samplerref/.surfref: on the H200 it is false for texture and
- * surface objects alike (family tex), and references do not exist here, so false without a load */
+ * surface objects alike (family tex). A handle register never tells (a reference holds an object's handle), so
+ * false without a load; the operand is a register by the ISA's syntax; a reference named directly is of its declared kind */
 static bool emit_istypep(emit_ctx *E, const ir_ins *ins) {
     ir_type t = ir_ins_type(ins, 0); /* .texref .samplerref .surfref are type words */
     if (t != IR_T_SURFREF && t != IR_T_TEXREF && t != IR_T_SAMPLERREF) {
         emit_unsupported(E, "istypep kind");
         return false;
+    }
+    ir_type rt;
+    if (tex_operand_is_ref(E, &ins->ops[1], &rt)) { /* a reference named directly: its own kind */
+        wr(E, &ins->ops[0], IR_T_PRED, ci(E->i1, rt == t));
+        return true;
     }
     if (!tex_handle(E, &ins->ops[1])) return false;
     wr(E, &ins->ops[0], IR_T_PRED, ci(E->i1, 0));

@@ -15,9 +15,18 @@ bool emit_texture(emit_ctx *E, const ir_ins *ins); /* tex tld4 txq istypep */
 bool emit_surface(emit_ctx *E, const ir_ins *ins); /* suld sust sured suq */
 
 /* ---- shared by the instruction files (emit_texture.c) */
-/* the object handle of operand o (a register, `[reg]`, or the first element of `[h, {..}]`) as i64; NULL after a
- * diagnostic (texture references, independent samplers) */
+/* the object handle of operand o (a register, `[reg]`, a .texref/.surfref, or the first element of `[h, {..}]`)
+ * as i64; NULL after a diagnostic */
 LLVMValueRef tex_handle(emit_ctx *E, const ir_operand *o);
+/* ---- references and samplers (emit_texture_ref.c) */
+/* operand o names a .texref/.samplerref/.surfref variable (or [var]); *t gets its type when t is not NULL */
+bool tex_operand_is_ref(emit_ctx *E, const ir_operand *o, ir_type *t);
+/* the object handle a .texref/.surfref variable (module global or kernel parameter) holds, as i64; NULL after a
+ * diagnostic */
+LLVMValueRef texref_handle(emit_ctx *E, uint32_t var);
+/* descriptor pointer for tex/tld4's texture operand [t, {c}] or [t, s, {c}] (checked: traps unless a sampleable
+ * texture); with a sampler, a private copy carrying the sampler's state; NULL after a diagnostic */
+LLVMValueRef tex_sample_desc(emit_ctx *E, const ir_operand *texargs);
 LLVMValueRef tex_ptr(emit_ctx *E, LLVMValueRef addr64);                          /* i64 address -> E->ptr */
 LLVMValueRef texd_load(emit_ctx *E, LLVMValueRef d, unsigned off, LLVMTypeRef t); /* field of a descriptor */
 /* trap (the launch fails) unless h is a descriptor of the wanted kind; returns the descriptor pointer */

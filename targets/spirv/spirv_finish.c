@@ -183,6 +183,9 @@ bool spirv_read_meta(const uint32_t *w, size_t nw, spirv_module_meta *out) {
                 } else if (!strncmp(p, "xcluster ", 9)) {
                     for (unsigned i = 0; i < out->nkernels; i++)
                         if (!strcmp(out->kernels[i].name, p + 9)) out->kernels[i].cluster_launch = 1;
+                } else if (!strncmp(p, "rcluster ", 9)) {
+                    for (unsigned i = 0; i < out->nkernels; i++)
+                        if (!strcmp(out->kernels[i].name, p + 9)) out->kernels[i].cluster_dims_fixed = 1;
                 } else if (!strcmp(p, "heap")) {
                     out->heap = 1;
                 } else if (!strncmp(p, "gbuf ", 5)) {

@@ -243,6 +243,7 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
         uint64_t cs = LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0;
         unsigned code = cs == P2N_ASSERT_ILLEGAL_ADDRESS ? SPIRV_TRAP_ILLEGAL_ADDRESS
                       : cs == P2N_ASSERT_MISALIGNED_ADDRESS ? SPIRV_TRAP_MISALIGNED_ADDRESS
+                      : cs == P2N_ASSERT_ILLEGAL_INSTRUCTION ? SPIRV_TRAP_ILLEGAL_INSTRUCTION
                       : cs == P2N_ASSERT_NOT_SUPPORTED ? SPIRV_TRAP_NOT_SUPPORTED : 2;
         return trap_marker(E, a[0], code, a);
     }
@@ -258,4 +259,11 @@ const char *const spirv_syncscopes[P2N_SCOPE_COUNT] = {
     [P2N_SCOPE_CTA] = "workgroup", [P2N_SCOPE_CLUSTER] = "workgroup", [P2N_SCOPE_GPU] = "device",
     [P2N_SCOPE_SYS] = "all_svm_devices"};
 
-const target_hooks spirv_hooks = {.rt_fn = hook_rt_fn, .rt_call = hook_rt_call};
+/* The ctx words SPIR-V keeps elsewhere: launch_flags come from the error record (spirv_trap.c lowers the marker);
+ * SPIR-V's own words sit where host_abi.h has it */
+static LLVMValueRef hook_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
+    if (off != CTX_LAUNCH_FLAGS || t != E->i32) return NULL;
+    return call(E, SPIRV_LAUNCH_MARKER, E->i32, &E->ctx, 1);
+}
+
+const target_hooks spirv_hooks = {.rt_fn = hook_rt_fn, .rt_call = hook_rt_call, .ctx_field = hook_ctx_field};

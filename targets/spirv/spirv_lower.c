@@ -240,6 +240,11 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             add_meta(C, M, meta.s);
             meta.n = 0;
         }
+        if (f->perf.n_reqnctapercluster) { /* every launch a cluster launch (the record's launch flags) */
+            sbf(&meta, "rcluster %s", name);
+            add_meta(C, M, meta.s);
+            meta.n = 0;
+        }
         nkern++;
         free(at);
         free(offs);

@@ -17,6 +17,7 @@ typedef struct spirv_kernel_meta {
     uint32_t offs[64], sizes[64];
     int cluster_launch; /* "p2n:xcluster NAME" (after its kernel line): .explicitcluster without
                          * .reqnctapercluster, a launch must give cluster dimensions (p2n_bk_kernel_info) */
+    int cluster_dims_fixed; /* "p2n:rcluster NAME": .reqnctapercluster, every launch is a cluster launch */
 } spirv_kernel_meta;
 typedef struct spirv_global_meta {
     char name[256];
@@ -42,7 +43,9 @@ typedef struct spirv_module_meta {
  * launch, the byte offset of the u64 launch start time (ns) it writes before each launch, and of the u64 clock
  * counter the kernels increment. */
 enum { SPIRV_REC_BYTES = 128, SPIRV_REC_ERR_WORDS = 16, SPIRV_REC_TIME_OFF = 64, SPIRV_REC_CLOCK_OFF = 72,
-       SPIRV_REC_HEAP_OFF = 80 /* u64: the device heap's address, written before each launch of a "p2n:heap" module */ };
+       SPIRV_REC_HEAP_OFF = 80 /* u64: the device heap's address, written before each launch of a "p2n:heap" module */,
+       SPIRV_REC_LAUNCH_OFF = 88 /* u32: the launch's P2N_LAUNCH_* flags (driver-stub/cpu/host_abi.h), written before
+                                  * each launch */ };
 /* The device heap (targets/spirv/spirv_heap.c): one buffer of SPIRV_HEAP_HDR + heap-size bytes, 128-aligned. The
  * runtime zeroes the header and sets the u64 at SPIRV_HEAP_BUMP to SPIRV_HEAP_HDR (next free byte) and the one at
  * SPIRV_HEAP_END to SPIRV_HEAP_HDR + heap size; SPIRV_HEAP_HEADS holds one u64 free-list head per size class. */

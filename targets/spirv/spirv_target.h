@@ -58,6 +58,14 @@ LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
  * spirv_hooks.c; an out-of-range .trap one takes code 4): the message operand is the address; the runtime
  * returns CUDA_ERROR_MISALIGNED_ADDRESS */
 #define SPIRV_TRAP_MISALIGNED_ADDRESS 5
+/* marker code of an instruction NVIDIA refuses in this launch (rt assertfail with char size
+ * P2N_ASSERT_ILLEGAL_INSTRUCTION: a shared::cluster async operation outside a cluster launch, emit_cluster.c): the
+ * message operand names it; the runtime returns CUDA_ERROR_ILLEGAL_INSTRUCTION */
+#define SPIRV_TRAP_ILLEGAL_INSTRUCTION 6
+/* the ctx launch_flags word (emit.h CTX_LAUNCH_FLAGS; spirv_hooks.c ctx_field): SPIRV_LAUNCH_MARKER(ctx) -> i32,
+ * lowered with the trap markers to a load of the record's SPIRV_REC_LAUNCH_OFF word, which the runtime writes before
+ * each launch; a module that reads it takes the record */
+#define SPIRV_LAUNCH_MARKER "__p2n_spirv_launch_flags"
 /* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv_lower_module adds the named metadata SPIRV_FAULTS_MD and
  * the error record argument; after O2, spirv_check_faults (from spirv_check_module, before the atomics are
  * lowered) makes global/generic loads, stores and atomics test their address against the null page: below 4096

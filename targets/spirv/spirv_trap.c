@@ -86,7 +86,9 @@ static void lower_marker(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I) {
 bool spirv_module_traps(LLVMModuleRef M) {
     LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_TRAP_MARKER);
     LLVMValueRef clock = LLVMGetNamedFunction(M, SPIRV_CLOCK_MARKER);
-    return (marker && LLVMGetFirstUse(marker)) || (clock && LLVMGetFirstUse(clock));
+    LLVMValueRef launch = LLVMGetNamedFunction(M, SPIRV_LAUNCH_MARKER);
+    return (marker && LLVMGetFirstUse(marker)) || (clock && LLVMGetFirstUse(clock)) ||
+           (launch && LLVMGetFirstUse(launch));
 }
 
 /* SPIRV_CLOCK_MARKER(ctx, globaltimer) -> i64: counter += 1 (device-wide atomic; spirv_atomics.c gives it
@@ -117,9 +119,29 @@ static void lower_clocks(LLVMContextRef C, LLVMModuleRef M, LLVMBuilderRef B) {
     LLVMDeleteFunction(marker);
 }
 
+/* SPIRV_LAUNCH_MARKER(ctx) -> i32: the launch flags the runtime wrote into the record before the launch */
+static void lower_launch_flags(LLVMContextRef C, LLVMModuleRef M, LLVMBuilderRef B) {
+    LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_LAUNCH_MARKER);
+    if (!marker) return;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(C), i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C);
+    while (LLVMGetFirstUse(marker)) {
+        LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(marker));
+        LLVMPositionBuilderBefore(B, I);
+        LLVMValueRef rec = LLVMBuildLoad2(B, LLVMPointerTypeInContext(C, 1),
+                                          ctx_gep(B, C, LLVMGetOperand(I, 0), SPIRV_CTX_TRAP), "");
+        LLVMValueRef o = LLVMConstInt(i64, SPIRV_REC_LAUNCH_OFF, 0);
+        LLVMValueRef v = LLVMBuildLoad2(B, i32, LLVMBuildGEP2(B, i8, rec, &o, 1, ""), "");
+        LLVMSetAlignment(v, 4);
+        LLVMReplaceAllUsesWith(I, v);
+        LLVMInstructionEraseFromParent(I);
+    }
+    LLVMDeleteFunction(marker);
+}
+
 void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M) {
     LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
     lower_clocks(C, M, B);
+    lower_launch_flags(C, M, B);
     LLVMValueRef marker = LLVMGetNamedFunction(M, SPIRV_TRAP_MARKER);
     if (!marker) { LLVMDisposeBuilder(B); return; }
     LLVMTypeRef i32 = LLVMInt32TypeInContext(C);

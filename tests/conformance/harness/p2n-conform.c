@@ -11,6 +11,7 @@
  * The case and result formats are described in ../README.md.
  */
 #define _GNU_SOURCE
+#define CUDA_ENABLE_DEPRECATED 1 /* texture/surface references (`ref`): deprecated API, still in libcuda */
 #include <cuda.h>
 
 #include <ctype.h>
@@ -253,6 +254,7 @@ typedef struct {
     unsigned format, channels;
     unsigned addr[3], filter, flags;
     float border[4];
+    bool ref;         /* `ref`: no object; the module's .texref/.surfref NAME is bound with this state */
 } TexObj;
 
 typedef struct {
@@ -515,10 +517,10 @@ static int parse_array(Case *c, char **tok, int ntok)
     Array *a = &c->arrays[c->narrays];
     memset(a, 0, sizeof *a);
     snprintf(a->name, sizeof a->name, "%s", tok[1]);
-    unsigned bytes;
+    unsigned bytes = 0; /* set by format_lookup; initialised for gcc -O3 -Werror=maybe-uninitialized */
     if (format_lookup(tok[2], &a->format, &bytes))
         return -1;
-    size_t ch;
+    size_t ch = 0;
     if (parse_size(tok[3], &ch, "channel count"))
         return -1;
     a->channels = (unsigned)ch; /* not checked: cuArray3DCreate's answer to 3 channels is recorded */
@@ -608,8 +610,8 @@ static int parse_texture(Case *c, char **tok, int ntok)
         t->buf = find_buf(c, tok[3]);
         if (t->buf < 0)
             return perr("texture: unknown buffer '%s'", tok[3]);
-        unsigned bytes;
-        size_t ch;
+        unsigned bytes = 0;
+        size_t ch = 0;
         if (format_lookup(tok[4], &t->format, &bytes) || parse_size(tok[5], &ch, "channel count"))
             return -1;
         t->channels = (unsigned)ch;
@@ -656,6 +658,8 @@ static int parse_texture(Case *c, char **tok, int ntok)
         } else if (!strcmp(w, "offset") && i + 1 < ntok && t->res != RES_ARRAY) {
             if (parse_size(tok[++i], &t->offset, "offset"))
                 return -1;
+        } else if (!strcmp(w, "ref")) {
+            t->ref = true;
         } else {
             return perr("texture: unexpected '%s'", w);
         }
@@ -667,8 +671,8 @@ static int parse_texture(Case *c, char **tok, int ntok)
 /* surface NAME ARR */
 static int parse_surface(Case *c, char **tok, int ntok)
 {
-    if (ntok != 3)
-        return perr("surface NAME ARRAY");
+    if (ntok != 3 && !(ntok == 4 && !strcmp(tok[3], "ref")))
+        return perr("surface NAME ARRAY [ref]");
     if (c->nobjs >= MAX_OBJS)
         return perr("too many texture/surface objects");
     if (name_taken(c, tok[1]))
@@ -682,6 +686,7 @@ static int parse_surface(Case *c, char **tok, int ntok)
     t->arr = find_array(c, tok[2]);
     if (t->arr < 0)
         return perr("surface: unknown array '%s'", tok[2]);
+    t->ref = ntok == 4;
     c->nobjs++;
     return 0;
 }
@@ -808,7 +813,7 @@ static int parse_param(Case *c, Launch *l, char **tok, int ntok)
             return perr("param %s NAME", tok[1]);
         p->is_obj = true;
         p->obj = find_obj(c, tok[2]);
-        if (p->obj < 0 || c->objs[p->obj].surface != !strcmp(tok[1], "surf"))
+        if (p->obj < 0 || c->objs[p->obj].surface != !strcmp(tok[1], "surf") || c->objs[p->obj].ref)
             return perr("param %s: unknown %s '%s' (declare it first)", tok[1],
                         !strcmp(tok[1], "surf") ? "surface" : "texture", tok[2]);
         p->size = 8;
@@ -1124,9 +1129,43 @@ static CUresult copy_array(CUarray arr, const Array *a, void *host, bool to_arra
     return cuMemcpy3D(&m);
 }
 
-/* Creates the arrays and texture/surface objects of a case; each call's result goes into the result text (a case
- * may test an error). Returns false at the first failure: nothing is launched then. */
-static bool create_resources(const Case *c, FILE *res, const CUdeviceptr *dptr, CUarray *harr,
+/* `texture ... ref` / `surface ... ref`: the module's .texref/.surfref of that name bound with the reference API
+ * (CUDA <= 11 programs) to the resource and state an object would get */
+static CUresult bind_reference(CUmodule mod, const TexObj *t, const CUDA_RESOURCE_DESC *rd)
+{
+    if (t->surface) {
+        CUsurfref sr;
+        CUresult r = cuModuleGetSurfRef(&sr, mod, t->name);
+        return r != CUDA_SUCCESS ? r : cuSurfRefSetArray(sr, rd->res.array.hArray, 0);
+    }
+    CUtexref tr;
+    CUresult r = cuModuleGetTexRef(&tr, mod, t->name);
+    if (r == CUDA_SUCCESS && t->res == RES_ARRAY) {
+        r = cuTexRefSetArray(tr, rd->res.array.hArray, CU_TRSA_OVERRIDE_FORMAT);
+    } else if (r == CUDA_SUCCESS && t->res == RES_LINEAR) {
+        size_t off = 0;
+        r = cuTexRefSetFormat(tr, rd->res.linear.format, (int)rd->res.linear.numChannels);
+        if (r == CUDA_SUCCESS)
+            r = cuTexRefSetAddress(&off, tr, rd->res.linear.devPtr, rd->res.linear.sizeInBytes);
+    } else if (r == CUDA_SUCCESS) {
+        CUDA_ARRAY_DESCRIPTOR ad = {.Width = rd->res.pitch2D.width, .Height = rd->res.pitch2D.height,
+                                    .Format = rd->res.pitch2D.format, .NumChannels = rd->res.pitch2D.numChannels};
+        r = cuTexRefSetAddress2D(tr, &ad, rd->res.pitch2D.devPtr, rd->res.pitch2D.pitchInBytes);
+    }
+    for (int k = 0; k < 3 && r == CUDA_SUCCESS; k++)
+        r = cuTexRefSetAddressMode(tr, k, (CUaddress_mode)t->addr[k]);
+    if (r == CUDA_SUCCESS)
+        r = cuTexRefSetFilterMode(tr, (CUfilter_mode)t->filter);
+    if (r == CUDA_SUCCESS)
+        r = cuTexRefSetFlags(tr, t->flags);
+    if (r == CUDA_SUCCESS)
+        r = cuTexRefSetBorderColor(tr, (float *)t->border);
+    return r;
+}
+
+/* Creates the arrays and texture/surface objects of a case (or binds its references); each call's result goes
+ * into the result text (a case may test an error). Returns false at the first failure: nothing is launched then. */
+static bool create_resources(const Case *c, FILE *res, CUmodule mod, const CUdeviceptr *dptr, CUarray *harr,
                              unsigned long long *hobj)
 {
     char nb[64], nb2[64];
@@ -1170,6 +1209,13 @@ static bool create_resources(const Case *c, FILE *res, const CUdeviceptr *dptr, 
             rd.res.pitch2D.pitchInBytes = t->pitch;
         }
         CUresult r;
+        if (t->ref) {
+            r = bind_reference(mod, t, &rd);
+            fprintf(res, "%s %s %s\n", t->surface ? "surfref" : "texref", t->name, errname((int)r, nb, sizeof nb));
+            if (r != CUDA_SUCCESS)
+                return false;
+            continue;
+        }
         if (t->surface) {
             CUsurfObject so = 0;
             r = cuSurfObjectCreate(&so, &rd);
@@ -1245,7 +1291,7 @@ static int run_case_child(const Case *c, const char *resfile)
         CHK(cuMemAlloc(&dptr[i], c->bufs[i].size), "alloc");
         CHK(cuMemcpyHtoD(dptr[i], c->bufs[i].init, c->bufs[i].size), "upload");
     }
-    if (!create_resources(c, res, dptr, harr, hobj))
+    if (!create_resources(c, res, mod, dptr, harr, hobj))
         failed = true;
     for (int li = 0; li < c->nlaunches && !failed; li++) {
         const Launch *l = &c->launches[li];

@@ -1,7 +1,7 @@
 /* emu_mma.c — the generic warp-matrix forms (mx_forms.h) of mma_ops.ptx run through the SPIR-V lowering
  * (emit_lanes_mma.c, on emu.c's sub-group emulation) and compared with the CPU runtime (cpu_mma.c): mma.sync
  * of every shape and type family, wmma load/mma/store of every shape and type with row and column layouts,
- * movmatrix. Inputs per element type: moderate random values with now and then a subnormal, an infinity or a
+ * movmatrix, mma.sp (random metadata words). Inputs per element type: moderate random values with now and then a subnormal, an infinity or a
  * NaN (the special-term rules), random fp8 bytes (NaN and infinity codes 1 in 64), raw random bits for the
  * integer and b1 forms. */
 #include <stdbool.h>
@@ -63,7 +63,8 @@ static int check_mma(const struct mma_form *f) {
         fill(x.ta, &in[l * 32], wa);
         fill(x.tb, &in[l * 32 + wa], wb);
         fill(x.tc, &in[l * 32 + wa + wb], wc);
-        memcpy(io[l], &in[l * 32], 4 * (wa + wb + wc));
+        if (x.sparse) in[l * 32 + p2n_mx_sp_meta_word(&x)] = emu_rnd(); /* mma.sp: metadata after D */
+        memcpy(io[l], &in[l * 32], 4 * 32);
         p[l] = io[l];
     }
     p2n_mma_compute(f->op, p);

@@ -23,6 +23,17 @@ void km18(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km19(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km20(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void km21(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks0(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks1(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks2(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks3(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks4(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks5(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks6(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks7(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks8(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks9(uint64_t out, uint64_t in, void *local, int32_t dyn);
+void ks10(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw0(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw1(uint64_t out, uint64_t in, void *local, int32_t dyn);
 void kw2(uint64_t out, uint64_t in, void *local, int32_t dyn);
@@ -64,6 +75,17 @@ static const struct mma_form {
     {km19, 0x1aa99a08u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc */
     {km20, 0x033cb708u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 */
     {km21, 0x033bc708u, {0, 0, 0, 0, 0}}, /* mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32 */
+    {ks0, 0x1330060cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 */
+    {ks1, 0x2000060cu, {0, 0, 0, 0, 0}}, /* mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 */
+    {ks2, 0x1000070cu, {0, 0, 0, 0, 0}}, /* mma.sp::ordered_metadata.sync.aligned.m16n8k32.row.col.f16.f16.f16.f16 */
+    {ks3, 0x0331170cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32 */
+    {ks4, 0x3332250cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 */
+    {ks5, 0x1332260cu, {0, 0, 0, 0, 0}}, /* mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.tf32.tf32.f32 */
+    {ks6, 0x5aa6570cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32 */
+    {ks7, 0x0aa6680cu, {0, 0, 0, 0, 0}}, /* mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.s32.u8.u8.s32 */
+    {ks8, 0x1aa8780cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k64.row.col.s32.s4.u4.s32 */
+    {ks9, 0x4aa8890cu, {0, 0, 0, 0, 0}}, /* mma.sp.sync.aligned.m16n8k128.row.col.satfinite.s32.u4.u4.s32 */
+    {ks10, 0x033cb80cu, {0, 0, 0, 0, 0}}, /* mma.sp::ordered_metadata.sync.aligned.m16n8k64.row.col.f32.e4m3.e5m2.f32 */
     {kw0, 0x80000b08u, {1, 0x00000b09u, 0x00050b09u, 0x00020b09u, 0x00020b0au}}, /* wmma.mma.sync.aligned.row.col.m16n16k16.f16.f16 */
     {kw1, 0x83000c08u, {1, 0x00040c09u, 0x00010c09u, 0x00060c09u, 0x00063c0au}}, /* wmma.mma.sync.aligned.col.row.m32n8k16.f32.f16 */
     {kw2, 0x80300d08u, {1, 0x00000d09u, 0x00010d09u, 0x00063d09u, 0x00020d0au}}, /* wmma.mma.sync.aligned.row.row.m8n32k16.f16.f32 */
