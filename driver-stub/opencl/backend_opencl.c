@@ -51,12 +51,14 @@ struct p2n_bk_module {
     uint64_t *gaddr;
     uint32_t *trap_rec; /* SVM error record passed to every kernel of a trapping module (meta "p2n:trap"), or NULL */
     void *gbuf;         /* the module variables (meta "p2n:gbuf", P2N_LACKS_PROGRAM_GLOBALS), or NULL */
+    struct p2n_bk_kernel *kernels; /* every kernel handed out (module.c asks once per name), released on unload */
 };
 struct p2n_bk_kernel {
     cl_kernel k;
     const spirv_kernel_meta *km;
     p2n_bk_module *mod;
     uint32_t wgmax;
+    struct p2n_bk_kernel *next;
 };
 
 
@@ -341,6 +343,11 @@ static CUresult ocl_module_load(const void *image, size_t size, p2n_bk_module **
 
 static void ocl_module_unload(p2n_bk_module *m) {
     if (!m) return;
+    for (p2n_bk_kernel *k = m->kernels, *nk; k; k = nk) {
+        nk = k->next;
+        cl.clReleaseKernel(k->k);
+        free(k);
+    }
     cl.clReleaseProgram(m->prog);
     if (m->trap_rec) cl.clSVMFree(S.ctx, m->trap_rec);
     if (m->gbuf) cl.clSVMFree(S.ctx, m->gbuf);
@@ -362,7 +369,9 @@ static CUresult ocl_get_kernel(p2n_bk_module *m, const char *name, p2n_bk_kernel
         size_t wg = 1024;
         cl.clGetKernelWorkGroupInfo(k, S.dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
         bk->wgmax = wg > 1024 ? 1024 : (uint32_t)wg;
-        *out = bk; /* owned by the module for the stub's lifetime (kernels are not released separately) */
+        bk->next = m->kernels; /* owned by the module: released by ocl_module_unload */
+        m->kernels = bk;
+        *out = bk;
         return CUDA_SUCCESS;
     }
     return CUDA_ERROR_NOT_FOUND;
