@@ -28,6 +28,10 @@ typedef struct target_hooks {
                                 * fences (the AMDGPU memory model's pattern, what HIP's __syncthreads emits) */
     bool cvt_f64_s32_clamp;    /* cvt f64 -> s32 as maximumnum/minimumnum then fptosi instead of fptosi.sat +
                                 * NaN select (v_max/v_min/v_cvt on AMDGPU) */
+    bool keep_func_calls;      /* a PTX .func with a loop stays a called function (noinline), as ptxas keeps the
+                                * PTX's calls (CALL.REL): nvcc already inlined what it wanted to, and inlining a
+                                * loop grows every caller while the call's cost is paid once per loop; .funcs
+                                * without loops are still inlined (their .param buffers then vanish) */
     unsigned global_as;        /* non-zero: .global accesses through this LLVM address space, cast to generic
                                 * (AMDGPU: global_* instead of flat_* once infer-address-spaces sees the cast) */
 } target_hooks;

@@ -264,4 +264,5 @@ static LLVMValueRef amd_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
 }
 
 const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field,
-                                   .barrier_acq_rel = true, .cvt_f64_s32_clamp = true, .global_as = 1};
+                                   .barrier_acq_rel = true, .cvt_f64_s32_clamp = true, .keep_func_calls = true,
+                                   .global_as = 1};

@@ -231,6 +231,20 @@ static void emit_one(emit_ctx *E, const ir_ins *ins) {
     if (!dispatch(E, ins) && E->d->nerrors + E->d->nwarnings == before) emit_unsupported(E, NULL);
 }
 
+/* A branch back to the same or an earlier block: the .func has a loop (target_hooks.keep_func_calls). */
+static bool func_has_loop(const ir_func *f) {
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+            const ir_ins *ins = &f->blocks[b].ins[i];
+            for (unsigned k = 0; k < ins->nops; k++) {
+                if (ins->ops[k].kind != IR_OPND_LABEL) continue;
+                for (uint32_t t = 0; t <= b; t++)
+                    if (f->blocks[t].label == ins->ops[k].id + 1) return true;
+            }
+        }
+    return false;
+}
+
 static void emit_body(emit_ctx *E, uint32_t fi) {
     ir_func *f = &E->m->funcs[fi];
     E->f = f;
@@ -586,6 +600,10 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         LLVMSetLinkage(E->fn[fi], LLVMInternalLinkage);
         unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
         LLVMAddAttributeAtIndex(E->fn[fi], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, nounwind, 0));
+        if (!f->is_entry && t->hooks && t->hooks->keep_func_calls && func_has_loop(f)) {
+            unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
+            LLVMAddAttributeAtIndex(E->fn[fi], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, noinline, 0));
+        }
     }
     /* globals */
     for (uint32_t v = 0; v < m->nvars; v++) {
