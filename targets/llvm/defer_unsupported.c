@@ -159,17 +159,6 @@ static void propagate(emit_ctx *E) {
 
 /* ---------------------------------------------------------------- stubs */
 
-/* a constant C string the device can read through a generic pointer (SPIR-V: CrossWorkgroup + cast) */
-static LLVMValueRef message(emit_ctx *E, const char *s) {
-    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
-    unsigned as = E->t->family == TARGET_SPIRV ? E->t->as_global : 0;
-    LLVMValueRef g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), ".p2n.unsupported", as);
-    LLVMSetInitializer(g, init);
-    LLVMSetGlobalConstant(g, 1);
-    LLVMSetLinkage(g, LLVMPrivateLinkage);
-    return as ? LLVMConstAddrSpaceCast(g, E->ptr) : g;
-}
-
 /* A fresh function with F's type, name and attributes-that-matter takes F's place; F (with the half-emitted
  * or now pointless body) is deleted. Returns the new function, positioned at its entry. */
 static LLVMValueRef replace_fn(emit_ctx *E, uint32_t fi) {
@@ -200,13 +189,13 @@ static void build_stub(emit_ctx *E, uint32_t fi, const char *msg) {
         LLVMValueRef marker = LLVMGetNamedFunction(E->M, SPIRV_TRAP_MARKER);
         if (!marker) marker = LLVMAddFunction(E->M, SPIRV_TRAP_MARKER, ft);
         LLVMValueRef nul = LLVMConstNull(E->ptr);
-        LLVMValueRef a[6] = {ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), message(E, msg), nul, c32(E, 0), nul};
+        LLVMValueRef a[6] = {ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.unsupported"), nul, c32(E, 0), nul};
         LLVMBuildCall2(E->B, ft, marker, a, 6, "");
     } else if (E->t->rt_table) {
         E->ctx = ctx;
         E->tl_fiber = NULL; /* not a thread-loop body: no coordinates to store first */
         LLVMValueRef nul = LLVMConstNull(E->ptr);
-        LLVMValueRef a[6] = {ctx, message(E, msg), nul, c32(E, 0), nul, c64(E, P2N_ASSERT_NOT_SUPPORTED)};
+        LLVMValueRef a[6] = {ctx, device_cstr(E, msg, ".p2n.unsupported"), nul, c32(E, 0), nul, c64(E, P2N_ASSERT_NOT_SUPPORTED)};
         rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
     } else {
         intrin(E, "llvm.trap", NULL, 0, NULL, 0);

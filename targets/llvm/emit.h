@@ -96,6 +96,9 @@ LLVMValueRef smem_base(emit_ctx *E);
 LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space); /* ptr for a memory operand */
 LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space); /* same, for the access: may be addrspace(1) */
+/* a private constant C string the device reads through a generic pointer, for a runtime's report (SPIR-V:
+ * CrossWorkgroup, as the error record names it, cast to generic); `name` names the global */
+LLVMValueRef device_cstr(emit_ctx *E, const char *s, const char *name);
 LLVMValueRef var_addr(emit_ctx *E, uint32_t var, ir_space use_space);   /* ptr to a variable's storage */
 LLVMValueRef var_value(emit_ctx *E, uint32_t var, int64_t off);         /* i64 address value (mov r, var) */
 LLVMValueRef gep8(emit_ctx *E, LLVMValueRef p, LLVMValueRef off);

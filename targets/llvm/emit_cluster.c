@@ -71,17 +71,6 @@ LLVMValueRef emit_cluster_launch(emit_ctx *E) {
     return LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildAnd(BLD, fl, c32(E, P2N_LAUNCH_CLUSTER), ""), c32(E, 0), "");
 }
 
-/* a constant string for the runtime's report (in the global address space on SPIR-V, as the record names it) */
-static LLVMValueRef fault_text(emit_ctx *E, const char *s) {
-    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
-    unsigned as = E->t->family == TARGET_SPIRV ? E->t->as_global : 0;
-    LLVMValueRef g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), ".p2n.illegal", as);
-    LLVMSetInitializer(g, init);
-    LLVMSetGlobalConstant(g, 1);
-    LLVMSetLinkage(g, LLVMPrivateLinkage);
-    return as ? LLVMConstAddrSpaceCast(g, E->ptr) : g;
-}
-
 /* the shared::cluster async operation `what` outside a cluster launch: CUDA_ERROR_ILLEGAL_INSTRUCTION (above) */
 static void illegal_unless_cluster_launch(emit_ctx *E, const char *what) {
     LLVMValueRef ok = emit_cluster_launch(E);
@@ -92,7 +81,7 @@ static void illegal_unless_cluster_launch(emit_ctx *E, const char *what) {
     char text[160];
     snprintf(text, sizeof text, "%s outside a cluster launch", what);
     LLVMValueRef nul = LLVMConstNull(E->ptr);
-    LLVMValueRef a[6] = {E->ctx, fault_text(E, text), nul, c32(E, 0), nul, c64(E, P2N_ASSERT_ILLEGAL_INSTRUCTION)};
+    LLVMValueRef a[6] = {E->ctx, device_cstr(E, text, ".p2n.illegal"), nul, c32(E, 0), nul, c64(E, P2N_ASSERT_ILLEGAL_INSTRUCTION)};
     rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
     LLVMBuildUnreachable(BLD);
     LLVMPositionBuilderAtEnd(BLD, cont);

@@ -439,6 +439,16 @@ LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space) {
     return p;
 }
 
+LLVMValueRef device_cstr(emit_ctx *E, const char *s, const char *name) {
+    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
+    unsigned as = E->t->family == TARGET_SPIRV ? E->t->as_global : 0;
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), name, as);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    return as ? LLVMConstAddrSpaceCast(g, E->ptr) : g;
+}
+
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space) {
     space = ir_space_base[space];
     int64_t off = o->val;

@@ -134,8 +134,7 @@ static LLVMValueRef cas_loop(emit_ctx *E, LLVMValueRef p, LLVMTypeRef it, ir_typ
         LLVMValueRef rh = float_to_half(E, r, bf, IR_M_RN, false, false);
         nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, zext_to(E, rh, it), ci(it, 16 * h), ""), "");
     }
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, ord == LLVMAtomicOrderingMonotonic ? ord : LLVMAtomicOrderingSequentiallyConsistent,
-                                                      LLVMAtomicOrderingMonotonic, ssid);
+    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, atom_cas_ordering(ord), LLVMAtomicOrderingMonotonic, ssid);
     LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
     LLVMBuildCondBr(BLD, ok, done, loop);
