@@ -93,9 +93,14 @@ LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t);
 LLVMValueRef rt_fn(emit_ctx *E, unsigned slot);
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
 LLVMValueRef smem_base(emit_ctx *E);
+LLVMValueRef addr_in_shared(emit_ctx *E, LLVMValueRef a); /* i1: generic address a (i64) in the shared window */
 LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */
 LLVMValueRef addr_of(emit_ctx *E, const ir_operand *o, ir_space space); /* ptr for a memory operand */
 LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space); /* same, for the access: may be addrspace(1) */
+/* the address space of module-scope variables and the emission's own tables (lock table, lookup tables,
+ * strings, the empty texture): SPIR-V's CrossWorkgroup; 0 elsewhere (AMDGPU moves those globals to its global
+ * address space after emission, the host has one) */
+unsigned module_var_as(const emit_ctx *E);
 /* a private constant C string the device reads through a generic pointer, for a runtime's report (SPIR-V:
  * CrossWorkgroup, as the error record names it, cast to generic); `name` names the global */
 LLVMValueRef device_cstr(emit_ctx *E, const char *s, const char *name);

@@ -1,6 +1,6 @@
 /* emit_atom.h — the atomic forms added for sm_90/sm_100 (shared LLVM emission, every target):
- *  - emit_atom_vector.c: atom/red .v2/.v4/.v8 (f32 add; f16/bf16/f16x2/bf16x2 add/min/max .noftz), and the
- *    16-bit float lane arithmetic those and multimem use (compare-exchange loops on the containing word);
+ *  - emit_atom_vector.c: atom/red .v2/.v4/.v8 (f32 add; f16/bf16/f16x2/bf16x2 add/min/max .noftz);
+ *  - emit_atom_rmw.c:    the compare-exchange loops: 16-bit float lanes, atom.add.f32's subnormal flush;
  *  - emit_atom_b128.c:   atom.cas.b128 / atom.exch.b128;
  *  - emit_multimem.c:    multimem.ld_reduce / multimem.st / multimem.red on a single device;
  *  - emit_st_bulk.c:     st.bulk (sm_100).
@@ -27,5 +27,11 @@ LLVMAtomicOrdering atom_cas_ordering(LLVMAtomicOrdering ord);
  * two give the canonical NaN 0x7fff). b: the operand word (i16 or i32). Returns the old word. */
 LLVMValueRef atom_half_rmw(emit_ctx *E, LLVMValueRef p, unsigned lanes, bool bf, ir_mod op, LLVMValueRef b,
                            LLVMAtomicOrdering ord, unsigned ssid);
+
+/* atom/red .add.f32 of v at p in state space sp as NVIDIA does it: outside shared memory subnormal inputs and the
+ * result are flushed to sign-preserving zero (generic addresses decide at run time), shared memory keeps them.
+ * Returns the old value (f32). */
+LLVMValueRef atom_add_f32(emit_ctx *E, LLVMValueRef p, ir_space sp, LLVMValueRef v, LLVMAtomicOrdering ord,
+                          unsigned ssid);
 
 #endif

@@ -40,7 +40,7 @@ static LLVMValueRef lock_table(emit_ctx *E) {
     if (g) return g;
     LLVMTypeRef at = LLVMArrayType2(E->i8, 4 * B128_LOCKS);
     /* where the emission puts module .global variables (AMDGPU moves address space 0 globals to 1 later) */
-    g = LLVMAddGlobalInAddressSpace(E->M, at, B128_LOCK_TABLE, E->t->family == TARGET_SPIRV ? E->t->as_global : 0);
+    g = LLVMAddGlobalInAddressSpace(E->M, at, B128_LOCK_TABLE, module_var_as(E));
     LLVMSetInitializer(g, LLVMConstNull(at));
     LLVMSetLinkage(g, LLVMInternalLinkage);
     LLVMSetAlignment(g, 64);

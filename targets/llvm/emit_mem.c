@@ -30,6 +30,13 @@ static ir_type int_type_bytes(unsigned n) {
     return n == 1 ? IR_T_B8 : n == 2 ? IR_T_B16 : n == 4 ? IR_T_B32 : n == 8 ? IR_T_B64 : IR_T_B128;
 }
 
+/* whether the generic address a (i64) lies in the block's shared window (isspacep.shared) */
+LLVMValueRef addr_in_shared(emit_ctx *E, LLVMValueRef a) {
+    LLVMValueRef base = LLVMBuildPtrToInt(BLD, smem_base(E), E->i64, "");
+    LLVMValueRef size = zext_to(E, ctx_field(E, CTX_SMEM_SIZE, E->i32), E->i64);
+    return LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, base, ""), size, "");
+}
+
 bool emit_mem(emit_ctx *E, const ir_ins *ins) {
     const ir_operand *o = ins->ops;
     switch ((ir_opcode)ins->op) {
@@ -123,9 +130,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
     case IR_OP_ISSPACEP: {
         ir_space sp = ir_space_base[ir_ins_space(ins)];
         LLVMValueRef a = rd(E, &o[1], IR_T_U64), r;
-        LLVMValueRef base = LLVMBuildPtrToInt(BLD, smem_base(E), E->i64, "");
-        LLVMValueRef size = zext_to(E, ctx_field(E, CTX_SMEM_SIZE, E->i32), E->i64);
-        LLVMValueRef in_sh = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, base, ""), size, "");
+        LLVMValueRef in_sh = addr_in_shared(E, a);
         /* .const: inside one of the module's constant variables */
         LLVMValueRef in_const = ci(E->i1, 0);
         if (sp == IR_S_CONST || sp == IR_S_GLOBAL)

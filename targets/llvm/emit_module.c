@@ -615,7 +615,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         uint64_t size = E->var_size[v] ? E->var_size[v] : 1;
         LLVMTypeRef ty = LLVMArrayType2(E->i8, size);
         E->gvar[v] = LLVMAddGlobalInAddressSpace(E->M, ty, ir_str(m, var->name),
-                                                 t->family == TARGET_SPIRV ? t->as_global : 0);
+                                                 module_var_as(E));
         LLVMSetAlignment(E->gvar[v], (unsigned)(var_align(var) < 16 ? 16 : var_align(var)));
         LLVMSetLinkage(E->gvar[v], LLVMInternalLinkage);
     }

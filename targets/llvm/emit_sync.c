@@ -101,50 +101,6 @@ static void bar_fence(emit_ctx *E, LLVMAtomicOrdering acq_rel) {
 
 /* ---------------------------------------------------------------- atomics */
 
-static LLVMAtomicOrdering sem_of(const ir_ins *ins) {
-    if (ir_ins_has(ins, IR_M_ACQ_REL)) return LLVMAtomicOrderingAcquireRelease;
-    if (ir_ins_has(ins, IR_M_ACQUIRE)) return LLVMAtomicOrderingAcquire;
-    if (ir_ins_has(ins, IR_M_RELEASE)) return LLVMAtomicOrderingRelease;
-    if (ir_ins_has(ins, IR_M_SC)) return LLVMAtomicOrderingSequentiallyConsistent;
-    return LLVMAtomicOrderingMonotonic;
-}
-
-/* 16-bit or packed floating-point add/min/max: a compare-exchange loop on the containing integer */
-static LLVMValueRef cas_loop(emit_ctx *E, LLVMValueRef p, LLVMTypeRef it, ir_type t, ir_mod op, LLVMValueRef b,
-                             LLVMAtomicOrdering ord, unsigned ssid) {
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "casloop"), done = new_bb(E, "casdone");
-    LLVMValueRef old0 = LLVMBuildLoad2(BLD, it, p, "");
-    LLVMSetOrdering(old0, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(old0, LLVMGetIntTypeWidth(it) / 8);
-    LLVMBuildBr(BLD, loop);
-    LLVMPositionBuilderAtEnd(BLD, loop);
-    LLVMValueRef old = LLVMBuildPhi(BLD, it, "");
-    bool bf = t == IR_T_BF16 || t == IR_T_BF16X2;
-    unsigned lanes = (t == IR_T_F16X2 || t == IR_T_BF16X2) ? 2 : 1;
-    LLVMValueRef nv = ci(it, 0);
-    for (unsigned h = 0; h < lanes; h++) {
-        LLVMValueRef oh = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, old, ci(it, 16 * h), ""), E->i16, "");
-        LLVMValueRef bh = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, b, ci(it, 16 * h), ""), E->i16, "");
-        LLVMValueRef x = half_to_float(E, oh, bf), y = half_to_float(E, bh, bf), r;
-        if (op == IR_M_ADD) r = LLVMBuildFAdd(BLD, x, y, "");
-        else {
-            LLVMTypeRef ft = E->f32;
-            r = intrin(E, op == IR_M_MIN ? "llvm.minnum" : "llvm.maxnum", &ft, 1, (LLVMValueRef[]){x, y}, 2);
-        }
-        LLVMValueRef rh = float_to_half(E, r, bf, IR_M_RN, false, false);
-        nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, zext_to(E, rh, it), ci(it, 16 * h), ""), "");
-    }
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, atom_cas_ordering(ord), LLVMAtomicOrderingMonotonic, ssid);
-    LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
-    LLVMBuildCondBr(BLD, ok, done, loop);
-    LLVMValueRef inv[2] = {old0, got};
-    LLVMBasicBlockRef inb[2] = {pre, here};
-    LLVMAddIncoming(old, inv, inb, 2);
-    LLVMPositionBuilderAtEnd(BLD, done);
-    return old;
-}
-
 /* the LLVM read-modify-write operation of a PTX atom/red operation (isf: float data, s: signed integer data);
  * false for operations atomicrmw has none for (cas); which ones apply to floats the callers check */
 static bool rmw_binop(ir_mod op, bool isf, bool s, LLVMAtomicRMWBinOp *bop) {
@@ -178,7 +134,7 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     for (unsigned k = 0; k < sizeof ops / sizeof ops[0]; k++)
         if (ir_ins_has(ins, ops[k])) { op = ops[k]; break; }
     if (op == IR_M_NONE) return false;
-    LLVMAtomicOrdering ord = sem_of(ins);
+    LLVMAtomicOrdering ord = atom_ordering(ins);
     unsigned ssid = scope_id(E, ins_scope(ins, P2N_SCOPE_GPU)); /* atom/red without a scope are .gpu */
     LLVMValueRef p = mem_addr(E, addr, ir_ins_space(ins));
     bool isf = t_float(t);
@@ -186,9 +142,8 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
         if (op != IR_M_ADD && op != IR_M_MIN && op != IR_M_MAX) {
             if (op != IR_M_EXCH && op != IR_M_CAS) return false;
         } else {
-            LLVMTypeRef it = tbits(t) == 16 ? E->i16 : E->i32;
             LLVMValueRef b = rd(E, ob, tbits(t) == 16 ? IR_T_B16 : IR_T_B32);
-            LLVMValueRef old = cas_loop(E, p, it, t, op, b, ord, ssid);
+            LLVMValueRef old = atom_half_rmw(E, p, tbits(t) / 16, t == IR_T_BF16 || t == IR_T_BF16X2, op, b, ord, ssid);
             if (dst) wr(E, dst, tbits(t) == 16 ? IR_T_B16 : IR_T_B32, old);
             return true;
         }
@@ -209,7 +164,8 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
     if (isf && op != IR_M_ADD && op != IR_M_EXCH && op != IR_M_MIN && op != IR_M_MAX) return false;
     if (isf && op == IR_M_EXCH) vt = tbits(t) == 32 ? IR_T_B32 : IR_T_B64;
     LLVMValueRef b = rd(E, ob, vt);
-    LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(BLD, bop, p, b, ord, ssid);
+    LLVMValueRef r = t == IR_T_F32 && op == IR_M_ADD ? atom_add_f32(E, p, ir_ins_space(ins), b, ord, ssid)
+                                                     : LLVMBuildAtomicRMWSyncScope(BLD, bop, p, b, ord, ssid);
     if (dst) wr(E, dst, vt, r);
     return true;
 }
@@ -268,7 +224,7 @@ LLVMValueRef emit_atomic_rmw(emit_ctx *E, LLVMValueRef p, ir_type t, ir_mod op, 
     LLVMAtomicOrdering ord = LLVMAtomicOrderingMonotonic;
     if (t == IR_T_F16 || t == IR_T_BF16) {
         if (op != IR_M_ADD && op != IR_M_MIN && op != IR_M_MAX) return NULL;
-        return cas_loop(E, p, E->i16, t, op, v, ord, ssid);
+        return atom_half_rmw(E, p, 1, t == IR_T_BF16, op, v, ord, ssid);
     }
     bool isf = t_float(t), s = t_signed(t);
     LLVMAtomicRMWBinOp bop;

@@ -6,8 +6,11 @@
  * of a p2n_tex_desc (targets/texture_desc.h). The driver stub (driver-stub/texref.c) builds that object from the
  * state set with cuTexRefSet* / cuSurfRefSetArray and writes its handle there before a launch; an instruction
  * on the reference loads the handle and continues on the texture-object path. A `.param .texref/.surfref` of a
- * kernel is the same 64-bit handle, passed by the caller. A reference never bound holds 0: the descriptor check
- * traps (the launch fails) rather than reading anything.
+ * kernel is the same 64-bit handle, passed by the caller. A module .texref never bound holds 0 and reads zeros,
+ * as on the H200 (conformance tex/texref_unbound): the handle 0 is replaced by a module-local descriptor of an
+ * image without memory (base 0: its texels read as 0, emit_texture_sample.c; border colour 0, size 0 for txq),
+ * with one compare in the texel reader instead of a branch around every sampling instruction. A .surfref never
+ * bound, or a null .param handle, fails the descriptor check (trap).
  *
  * Samplers (texmode_independent: tex [t, s, {c}]): the image comes from the texture, the sampler state
  * (filter_mode, addr_mode_0..2, force_unnormalized_coords) from the sampler. The descriptor is copied into a
@@ -36,6 +39,30 @@ bool tex_operand_is_ref(emit_ctx *E, const ir_operand *o, ir_type *t) {
     return true;
 }
 
+/* the descriptor an unbound .texref reads: no memory (every texel and the border read 0) */
+static LLVMValueRef empty_texture(emit_ctx *E) {
+    static const char name[] = "__p2n_empty_texture";
+    LLVMValueRef g = LLVMGetNamedGlobal(E->M, name);
+    if (g) return g;
+    p2n_tex_desc d;
+    memset(&d, 0, sizeof d);
+    d.magic = P2N_TEX_MAGIC;
+    d.kind = P2N_TEX_KIND_ARRAY;
+    d.format = 0x20; /* CU_AD_FORMAT_FLOAT */
+    d.channels = 4;
+    d.elem_bytes = 16;
+    d.dims = 2; /* width = height = depth = 0, base = 0: no memory; border colour 0 */
+    d.address[0] = d.address[1] = d.address[2] = 3; /* CU_TR_ADDRESS_MODE_BORDER */
+    d.levels = 1;
+    LLVMValueRef init = LLVMConstStringInContext2(E->C, (const char *)&d, sizeof d, 1);
+    g = LLVMAddGlobalInAddressSpace(E->M, LLVMTypeOf(init), name, module_var_as(E));
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetAlignment(g, 16);
+    return g;
+}
+
 LLVMValueRef texref_handle(emit_ctx *E, uint32_t var) {
     const ir_var *v = &E->m->vars[var];
     if ((ir_type)v->type == IR_T_SAMPLERREF) {
@@ -51,7 +78,9 @@ LLVMValueRef texref_handle(emit_ctx *E, uint32_t var) {
     LLVMValueRef p = var_addr(E, var, var_space(E, var));
     LLVMValueRef h = LLVMBuildLoad2(BLD, E->i64, p, "texref");
     LLVMSetAlignment(h, 8);
-    return h;
+    if ((ir_type)v->type != IR_T_TEXREF || var_space(E, var) == IR_S_PARAM) return h;
+    LLVMValueRef empty = LLVMBuildPtrToInt(BLD, as_generic(E, empty_texture(E)), E->i64, "");
+    return sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, h, c64(E, 0), ""), empty, h);
 }
 
 /* ---------------------------------------------------------------- samplers */

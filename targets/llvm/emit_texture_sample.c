@@ -159,12 +159,14 @@ static LLVMValueRef texel_fn(emit_ctx *E, bool ints) {
     addr = LLVMBuildAdd(BLD, addr, LLVMBuildMul(BLD, LLVMBuildSExt(BLD, y, E->i64, ""), pitch, ""), "");
     addr = LLVMBuildAdd(BLD, addr, LLVMBuildMul(BLD, LLVMBuildSExt(BLD, x, E->i64, ""), LLVMBuildZExt(BLD, eb, E->i64, ""), ""), "");
     LLVMValueRef bpc = LLVMBuildUDiv(BLD, eb, umax1(E, ch), "");
+    /* a descriptor without memory (the empty image of an unbound .texref, emit_texture_ref.c) has no channels */
+    LLVMValueRef nch = sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, base, c64(E, 0), ""), c32(E, 0), ch);
     LLVMValueRef res = LLVMGetUndef(tex_v4i(E));
     for (unsigned c = 0; c < 4; c++) {
         LLVMValueRef dflt = c32(E, 0); /* H200: every missing channel reads 0, alpha too */
         LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), lsw = new_bb(E, "ch"), l1 = new_bb(E, "b1"),
                           l2 = new_bb(E, "b2"), l4 = new_bb(E, "b4"), join = new_bb(E, "dec"), done = new_bb(E, "chd");
-        LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, c), ch, ""), lsw, done);
+        LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, c), nch, ""), lsw, done);
         LLVMPositionBuilderAtEnd(BLD, lsw);
         LLVMValueRef off = LLVMBuildZExt(BLD, LLVMBuildMul(BLD, bpc, c32(E, c), ""), E->i64, "");
         LLVMValueRef p = tex_ptr(E, LLVMBuildAdd(BLD, addr, off, ""));
