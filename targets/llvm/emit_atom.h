@@ -15,6 +15,13 @@ bool emit_atom_b128(emit_ctx *E, const ir_ins *ins);   /* atom.cas.b128, atom.ex
 bool emit_multimem(emit_ctx *E, const ir_ins *ins);    /* multimem.ld_reduce, multimem.st, multimem.red */
 bool emit_st_bulk(emit_ctx *E, const ir_ins *ins);     /* st.bulk */
 
+/* combine(old) -> the new value of a compare-exchange loop (integer of the loop's width); arg: its operands */
+typedef LLVMValueRef (*rmw_combine)(emit_ctx *E, LLVMValueRef old, const void *arg);
+/* the compare-exchange loop on the `bytes`-wide integer at p (aligned to its size): a relaxed load, then
+ * cmpxchg(old, combine(old)) with ordering `success` until it succeeds; returns the old value */
+LLVMValueRef cas_rmw(emit_ctx *E, LLVMValueRef p, unsigned bytes, LLVMAtomicOrdering success, unsigned ssid,
+                     rmw_combine combine, const void *arg);
+
 /* the LLVM ordering of an atom/red/multimem .sem qualifier (.relaxed or none: monotonic) */
 LLVMAtomicOrdering atom_ordering(const ir_ins *ins);
 /* the success ordering of a compare-exchange that implements an operation of ordering `ord` (the convention of

@@ -10,7 +10,8 @@
  *    atom.shared.add.f32 keeps them, as AMD's LDS atomics do). LLVM's atomicrmw fadd keeps subnormals on every
  *    target (AMDGPU's global instruction flushes, but LLVM uses it only where the function flushes too or the
  *    memory is not fine-grained, and expands it into this same loop otherwise).
- * The loop: one relaxed load, then compare-exchange of combine(old) until it succeeds; the old value is returned. */
+ * The loop (cas_rmw, also mbarrier's state update in emit_sync.c): one relaxed load, then compare-exchange of
+ * combine(old) until it succeeds; the old value is returned. */
 #include "emit_atom.h"
 
 #define BLD E->B
@@ -53,11 +54,8 @@ static LLVMValueRef half_lane(emit_ctx *E, ir_mod op, bool bf, LLVMValueRef x, L
 }
 
 
-typedef LLVMValueRef (*rmw_combine)(emit_ctx *E, LLVMValueRef old, const void *arg);
-
-/* the compare-exchange loop on the `bytes`-wide integer at p; returns the old value */
-static LLVMValueRef cas_rmw(emit_ctx *E, LLVMValueRef p, unsigned bytes, LLVMAtomicOrdering ord, unsigned ssid,
-                            rmw_combine combine, const void *arg) {
+LLVMValueRef cas_rmw(emit_ctx *E, LLVMValueRef p, unsigned bytes, LLVMAtomicOrdering success, unsigned ssid,
+                     rmw_combine combine, const void *arg) {
     LLVMTypeRef it = LLVMIntTypeInContext(E->C, 8 * bytes);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "casloop"), done = new_bb(E, "casdone");
     LLVMValueRef old0 = LLVMBuildLoad2(BLD, it, p, "");
@@ -68,7 +66,7 @@ static LLVMValueRef cas_rmw(emit_ctx *E, LLVMValueRef p, unsigned bytes, LLVMAto
     LLVMPositionBuilderAtEnd(BLD, loop);
     LLVMValueRef old = LLVMBuildPhi(BLD, it, "");
     LLVMValueRef nv = combine(E, old, arg);
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, atom_cas_ordering(ord), LLVMAtomicOrderingMonotonic, ssid);
+    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, success, LLVMAtomicOrderingMonotonic, ssid);
     LLVMSetAlignment(cx, bytes);
     LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
     LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
@@ -98,7 +96,7 @@ static LLVMValueRef half_combine(emit_ctx *E, LLVMValueRef old, const void *arg)
 LLVMValueRef atom_half_rmw(emit_ctx *E, LLVMValueRef p, unsigned lanes, bool bf, ir_mod op, LLVMValueRef b,
                            LLVMAtomicOrdering ord, unsigned ssid) {
     half_arg a = {lanes, bf, op, zext_to(E, b, lanes == 2 ? E->i32 : E->i16)};
-    return cas_rmw(E, p, 2 * lanes, ord, ssid, half_combine, &a);
+    return cas_rmw(E, p, 2 * lanes, atom_cas_ordering(ord), ssid, half_combine, &a);
 }
 
 typedef struct f32_arg { LLVMValueRef v, flush; } f32_arg;
@@ -124,5 +122,5 @@ LLVMValueRef atom_add_f32(emit_ctx *E, LLVMValueRef p, ir_space sp, LLVMValueRef
     LLVMValueRef flush = sp == IR_S_GLOBAL ? ci(E->i1, 1)
                                            : LLVMBuildNot(BLD, addr_in_shared(E, LLVMBuildPtrToInt(BLD, p, E->i64, "")), "");
     f32_arg a = {sel(E, flush, f_ftz_in(E, v), v), flush};
-    return LLVMBuildBitCast(BLD, cas_rmw(E, p, 4, ord, ssid, f32_add_combine, &a), E->f32, "");
+    return LLVMBuildBitCast(BLD, cas_rmw(E, p, 4, atom_cas_ordering(ord), ssid, f32_add_combine, &a), E->f32, "");
 }

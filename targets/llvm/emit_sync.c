@@ -177,40 +177,31 @@ static bool emit_atom(emit_ctx *E, const ir_ins *ins) {
  * the state token handed to test_wait/try_wait is the object's value before the arrival. */
 enum { MB_PEND_MASK = 0xfffff, MB_EXP_SHIFT = 20, MB_TX_SHIFT = 40 };
 
-static LLVMValueRef mb_update(emit_ctx *E, LLVMValueRef p, LLVMValueRef arrive, LLVMValueRef tx_add, LLVMValueRef drop) {
-    /* arrive: arrivals to subtract (i64); tx_add: transaction bytes to add (i64, may be negative);
-     * drop: also lower the expected count by `arrive`. Returns the old value. */
-    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), loop = new_bb(E, "mbloop"), done = new_bb(E, "mbdone");
-    LLVMValueRef old0 = LLVMBuildLoad2(BLD, E->i64, p, "");
-    LLVMSetOrdering(old0, LLVMAtomicOrderingMonotonic);
-    LLVMSetAlignment(old0, 8);
-    LLVMBuildBr(BLD, loop);
-    LLVMPositionBuilderAtEnd(BLD, loop);
-    LLVMValueRef old = LLVMBuildPhi(BLD, E->i64, "");
+typedef struct mb_arg { LLVMValueRef arrive, tx_add, drop; } mb_arg;
+
+static LLVMValueRef mb_combine(emit_ctx *E, LLVMValueRef old, const void *arg) {
+    const mb_arg *a = arg;
     LLVMValueRef pend = LLVMBuildAnd(BLD, old, c64(E, MB_PEND_MASK), "");
     LLVMValueRef exp = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, old, c64(E, MB_EXP_SHIFT), ""), c64(E, MB_PEND_MASK), "");
     LLVMValueRef tx = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, old, c64(E, MB_TX_SHIFT), ""), c64(E, 0x7fffff), "");
     LLVMValueRef phase = LLVMBuildLShr(BLD, old, c64(E, 63), "");
-    pend = LLVMBuildAnd(BLD, LLVMBuildSub(BLD, pend, arrive, ""), c64(E, MB_PEND_MASK), "");
-    exp = sel(E, drop, LLVMBuildAnd(BLD, LLVMBuildSub(BLD, exp, arrive, ""), c64(E, MB_PEND_MASK), ""), exp);
-    tx = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, tx, tx_add, ""), c64(E, 0x7fffff), "");
+    pend = LLVMBuildAnd(BLD, LLVMBuildSub(BLD, pend, a->arrive, ""), c64(E, MB_PEND_MASK), "");
+    exp = sel(E, a->drop, LLVMBuildAnd(BLD, LLVMBuildSub(BLD, exp, a->arrive, ""), c64(E, MB_PEND_MASK), ""), exp);
+    tx = LLVMBuildAnd(BLD, LLVMBuildAdd(BLD, tx, a->tx_add, ""), c64(E, 0x7fffff), "");
     LLVMValueRef complete = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, pend, c64(E, 0), ""),
                                          LLVMBuildICmp(BLD, LLVMIntEQ, tx, c64(E, 0), ""), "");
     pend = sel(E, complete, exp, pend);
     phase = sel(E, complete, LLVMBuildXor(BLD, phase, c64(E, 1), ""), phase);
     LLVMValueRef nv = LLVMBuildOr(BLD, pend, LLVMBuildShl(BLD, exp, c64(E, MB_EXP_SHIFT), ""), "");
     nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, tx, c64(E, MB_TX_SHIFT), ""), "");
-    nv = LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, phase, c64(E, 63), ""), "");
-    LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, old, nv, LLVMAtomicOrderingAcquireRelease, LLVMAtomicOrderingMonotonic,
-                                                      scope_id(E, P2N_SCOPE_CTA)); /* .shared::cta objects */
-    LLVMValueRef got = LLVMBuildExtractValue(BLD, cx, 0, ""), ok = LLVMBuildExtractValue(BLD, cx, 1, "");
-    LLVMBasicBlockRef here = LLVMGetInsertBlock(BLD);
-    LLVMBuildCondBr(BLD, ok, done, loop);
-    LLVMValueRef inv[2] = {old0, got};
-    LLVMBasicBlockRef inb[2] = {pre, here};
-    LLVMAddIncoming(old, inv, inb, 2);
-    LLVMPositionBuilderAtEnd(BLD, done);
-    return old;
+    return LLVMBuildOr(BLD, nv, LLVMBuildShl(BLD, phase, c64(E, 63), ""), "");
+}
+
+static LLVMValueRef mb_update(emit_ctx *E, LLVMValueRef p, LLVMValueRef arrive, LLVMValueRef tx_add, LLVMValueRef drop) {
+    /* arrive: arrivals to subtract (i64); tx_add: transaction bytes to add (i64, may be negative);
+     * drop: also lower the expected count by `arrive`. Returns the old value. .shared::cta objects: CTA scope. */
+    mb_arg a = {arrive, tx_add, drop};
+    return cas_rmw(E, p, 8, LLVMAtomicOrderingAcquireRelease, scope_id(E, P2N_SCOPE_CTA), mb_combine, &a);
 }
 
 /* transaction bytes completed on the mbarrier at p by an asynchronous copy/store/reduction (emit_cluster.c) */
