@@ -9,7 +9,8 @@
  *   integers: exact, then wrapped to 32 bits or (.satfinite) clamped; b1: c + popc(a op b) per word.
  * mma.sp: the compressed A and the metadata expanded to the dense A (zeros in the pruned places, mx_forms.h),
  * then the dense product above with the products of the pruned places dropped (sp_dense): the sparse forms run
- * on the same tensor cores. Not recorded on NVIDIA yet (tests/conformance/pending/cases/mma/mma_sp_*). */
+ * on the same tensor cores. Fitted to the H200 recordings tests/conformance/cases/mma/mma_sp_* (layouts, metadata
+ * and the fp8 split, bit for bit: tests/conformance/gen/fit_mma_sp.py). */
 #include "cpu_internal.h"
 #include "mx_forms.h"
 
@@ -228,8 +229,8 @@ static uint64_t fp8_sm90(const p2n_mx *f, const mxv *A, const mxv *B, const bool
     unsigned K = f->k, N = f->n;
     float a[2][32], b[2][32]; /* K up to 64 (mma.sp m16n8k64) */
     for (unsigned k = 0; k < K; k++) {
-        /* mma.sp (not recorded yet, sm_89+): the halves of the compressed fragment words are the chunks of even
-         * and odd index, k / 4 */
+        /* mma.sp: the halves of the compressed fragment words are the chunks of even and odd index, k / 4 (the
+         * recordings: gen/fit_mma_sp.py; the dense form's k % 4 split or the halves of K do not fit) */
         unsigned h = f->sparse ? (k >> 2) & 1 : (k >> 1) & 1;
         unsigned i = f->sparse ? (k >> 3) * 4 + (k & 3) : (k >> 2) * 2 + (k & 1);
         a[h][i] = (float)A[r * K + k].d;

@@ -21,16 +21,19 @@
  * tf32 (a tf32 element is two units, so its 1:2 sparsity is 2:4 over halves and only the nibbles 0b0100 and
  * 0b1110 mean anything), 8 bits for the 8-bit types and for pairs of 4-bit elements (the ISA's pair-wise 4:8).
  * A row of A has Ku = K * bits / unit units in chunks of 4; each chunk has a nibble, idx0 in its low two bits
- * (the position of the chunk's first stored unit), idx1 in the high two (the second). The nibbles of the 16
- * units of columns [16 b, 16 b + 16) (a block) of rows g and g + 8 are the low and the high half-word of one
- * lane of group g (lane 4 g + t), chunk c at bit 4 (c % 4) (+16 for row g + 8), with t = sel * Ku / 16 + b:
- * one lane per group for Ku = 16 (sel 0..3 picks it), a pair for Ku = 32 (sel 0: T0 T1, 1: T2 T3), all four
- * for Ku = 64 (sel 0). The ISA's metadata figures; the m16n8k32 .f16 form is the one of MLIR's sm_80 test
- * sparse-mma-2-4-f16.mlir (T0/T1: columns 0-15/16-31, row g low half, g + 8 high half). ::ordered_metadata
- * only restricts the meaningful nibbles to idx0 < idx1; the expansion is the same. A nibble with idx0 == idx1
- * (undefined) puts the second stored unit there. After the expansion the product is the dense one of shape
- * M x N x K with zeros in the pruned places, whose products are dropped (an infinite B there gives no NaN): the
- * same tensor-core arithmetic (cpu_mma.c). */
+ * (the position of the chunk's first stored unit), idx1 in the high two (the second). The nibbles of rows g
+ * and g + 8 live in lanes 4 g + sel * Ku / 16 + i: one lane per group for Ku = 16 (sel 0..3 picks it), a pair
+ * for Ku = 32 (sel 0: T0 T1, 1: T2 T3), all four for Ku = 64 (sel 0). Which nibble is where depends on the
+ * unit (both fitted bit-exactly to the H200 recordings, gen/fit_mma_sp.py):
+ *   16-bit units (f16, bf16, tf32): the nibbles of the 16 units of columns [16 b, 16 b + 16) (block b) of rows
+ *     g and g + 8 are the low and the high half-word of lane i = b, chunk c at bit 4 (c % 4) (+16 for g + 8)
+ *     (for m16n8k32 .f16 also MLIR's sm_80 test sparse-mma-2-4-f16.mlir: T0/T1 columns 0-15/16-31);
+ *   8-bit units (s8/u8/e4m3/e5m2, 4-bit pairs): a lane holds the 8 nibbles of 32 units of one row, chunk c at
+ *     bit 4 (c % 8) of lane i = 2 (c / 8) + (r / 8): T0 row g, T1 row g + 8 (then T2, T3 for chunks 8..15).
+ * ::ordered_metadata only restricts the meaningful nibbles to idx0 < idx1; the expansion is the same. A nibble
+ * with idx0 == idx1 (undefined) puts the second stored unit there. After the expansion the product is the dense
+ * one of shape M x N x K with zeros in the pruned places, whose products are dropped (an infinite B there gives
+ * no NaN): the same tensor-core arithmetic (cpu_mma.c). */
 #ifndef P2N_MX_FORMS_H
 #define P2N_MX_FORMS_H
 
@@ -179,10 +182,17 @@ static inline unsigned p2n_mx_sp_meta_word(const p2n_mx *f) {
            p2n_mx_words(f, MXF_C, f->td);
 }
 
-/* mma.sp: the lane holding the metadata nibble of chunk c of row r, and the nibble's bit */
+/* mma.sp: the lane holding the metadata nibble of chunk c of row r, and the nibble's bit (see the top: 16-bit
+ * units put rows g and g + 8 in the halves of a lane, 8-bit units give each row its own lanes) */
 static inline void p2n_mx_sp_meta(const p2n_mx *f, unsigned r, unsigned c, unsigned *lane, unsigned *bit) {
-    *lane = 4 * (r % 8) + f->sel * (p2n_mx_sp_row_units(f) / 16) + c / 4;
-    *bit = 16 * (r / 8) + 4 * (c % 4);
+    unsigned first = 4 * (r % 8) + f->sel * (p2n_mx_sp_row_units(f) / 16);
+    if (p2n_mx_sp_unit(f->ta) == 16) {
+        *lane = first + c / 4;
+        *bit = 16 * (r / 8) + 4 * (c % 4);
+    } else {
+        *lane = first + 2 * (c / 8) + r / 8;
+        *bit = 4 * (c % 8);
+    }
 }
 
 #endif

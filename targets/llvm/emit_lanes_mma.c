@@ -154,16 +154,23 @@ static void gather_sparse(emit_ctx *E, const lane_ops *L, const p2n_mx *f, LLVMV
     LLVMPositionBuilderAtEnd(BLD, loop);
     LLVMValueRef q = LLVMBuildPhi(BLD, E->i32, "");
     LLVMValueRef r = LLVMBuildUDiv(BLD, q, c32(E, K), ""), k = LLVMBuildURem(BLD, q, c32(E, K), "");
-    /* the metadata lane of chunk c of row r: 4 (r % 8) + sel Ku / 16 + c / 4, the nibble at 16 (r / 8) + 4 (c % 4) */
+    /* the metadata of chunk c of row r (mx_forms.h p2n_mx_sp_meta), from lane0 = 4 (r % 8) + sel Ku / 16:
+     * 16-bit units: lane lane0 + c / 4, nibble at 16 (r / 8) + 4 (c % 4);
+     * 8-bit units: lane lane0 + r / 8 + 2 (c / 8), nibble at 4 (c % 8) */
+    bool unit16 = ub == 16;
     LLVMValueRef lane0 = add(E, mul(E, LLVMBuildAnd(BLD, r, c32(E, 7), ""), 4), f->sel * (p2n_mx_sp_row_units(f) / 16));
-    LLVMValueRef hi = mul(E, LLVMBuildLShr(BLD, r, c32(E, 3), ""), 16);
+    LLVMValueRef half = LLVMBuildLShr(BLD, r, c32(E, 3), "");
+    LLVMValueRef hi = unit16 ? mul(E, half, 16) : c32(E, 0);
+    if (!unit16) lane0 = LLVMBuildAdd(BLD, lane0, half, "");
     LLVMValueRef crow = mul(E, r, cc), raw = c32(E, 0), found = ci(E->i1, 0);
     for (unsigned h = 0; h < parts; h++) {
         LLVMValueRef at = add(E, mul(E, k, eb), h * ub);
         LLVMValueRef u = LLVMBuildUDiv(BLD, at, c32(E, ub), ""), off = LLVMBuildURem(BLD, at, c32(E, ub), "");
         LLVMValueRef ch = LLVMBuildLShr(BLD, u, c32(E, 2), ""), pos = LLVMBuildAnd(BLD, u, c32(E, 3), "");
-        LLVMValueRef lane = LLVMBuildAdd(BLD, lane0, LLVMBuildLShr(BLD, ch, c32(E, 2), ""), "");
-        LLVMValueRef bit = LLVMBuildAdd(BLD, hi, mul(E, LLVMBuildAnd(BLD, ch, c32(E, 3), ""), 4), "");
+        LLVMValueRef lane = LLVMBuildAdd(BLD, lane0,
+                                         unit16 ? LLVMBuildLShr(BLD, ch, c32(E, 2), "")
+                                                : mul(E, LLVMBuildLShr(BLD, ch, c32(E, 3), ""), 2), "");
+        LLVMValueRef bit = LLVMBuildAdd(BLD, hi, mul(E, LLVMBuildAnd(BLD, ch, c32(E, unit16 ? 3 : 7), ""), 4), "");
         LLVMValueRef mv = LLVMBuildLoad2(BLD, E->i32, LLVMBuildGEP2(BLD, E->i32, meta, &lane, 1, ""), "");
         LLVMValueRef nib = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, mv, bit, ""), c32(E, 15), "");
         LLVMValueRef second = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildLShr(BLD, nib, c32(E, 2), ""), pos, "");

@@ -178,16 +178,20 @@ static unsigned random_nibble(unsigned bits, bool ordered) {
     }
 }
 
-/* the metadata word of every lane: the nibbles of columns [16 b, 16 b + 16) units of rows g, g + 8 in lane
- * 4 g + sel * nb + b (nb = row units / 16), low and high half-word; other lanes garbage */
-static void meta_words(unsigned Ku, unsigned sel, unsigned nib[16][16], uint32_t *meta) {
+/* the metadata word of every lane: group g's nibbles in its lanes 4 g + sel * nb + b, b < nb = Ku / 16; the
+ * other lanes garbage. 16-bit units: lane b holds the nibbles of units [16 b, 16 b + 16) of rows g and g + 8,
+ * low and high half-word. 8-bit units (8-bit types, 4-bit pairs; as the H200 recordings of
+ * tests/conformance/cases/mma/mma_sp_* show): lane b = 2 j + h holds the 8 nibbles of units [32 j, 32 j + 32)
+ * of row g + 8 h. */
+static void meta_words(unsigned ub, unsigned Ku, unsigned sel, unsigned nib[16][16], uint32_t *meta) {
     unsigned nb = Ku / 16;
     for (unsigned l = 0; l < 32; l++) meta[l] = rnd();
     for (unsigned g = 0; g < 8; g++)
         for (unsigned b = 0; b < nb; b++) {
             uint32_t v = 0;
-            for (unsigned h = 0; h < 2; h++)
-                for (unsigned q = 0; q < 4; q++) v |= nib[g + 8 * h][4 * b + q] << (16 * h + 4 * q);
+            for (unsigned q = 0; q < 8; q++)
+                if (ub == 16) v |= nib[g + 8 * (q / 4)][4 * b + q % 4] << (4 * q);
+                else v |= nib[g + 8 * (b % 2)][8 * (b / 2) + q] << (4 * q);
             meta[4 * g + sel * nb + b] = v;
         }
 }
@@ -328,7 +332,7 @@ static void check_form(const form *f, bool ordered, unsigned sel) {
     to_frag(FB, bb, B, 8, nbw, fb);
     cd_to_words(bits_of(f->tc), C, nc, fc);
     cd_to_words(bits_of(f->td), D, nd, want);
-    meta_words(Ku, sel, nib, meta);
+    meta_words(unit_of(ab), Ku, sel, nib, meta);
     run(mod, "ksp", fa, na, fb, nbw, fc, nc, meta, got, nd);
     compare("int", f, ordered, (int)sel, got, want, 32 * nd);
     if (is_int(f->ta)) {
@@ -358,7 +362,7 @@ static void check_form(const form *f, bool ordered, unsigned sel) {
     to_frag(FA, ab, comp, Kc, na, fa);
     to_frag(FB, bb, B, 8, nbw, fb);
     cd_to_words(bits_of(f->tc), C, nc, fc);
-    meta_words(Ku, sel, nib, meta);
+    meta_words(unit_of(ab), Ku, sel, nib, meta);
     run(mod, "ksp", fa, na, fb, nbw, fc, nc, meta, got, nd);
     to_frag(FB, bb, Bh, 8, nbh, fb);
     run(mod, "khalf", fa, na, fb, nbh, fc, nc, meta, want, nd);
@@ -373,7 +377,7 @@ static void check_form(const form *f, bool ordered, unsigned sel) {
         }
         to_frag(FA, ab, comp, Kc, na, fa);
         to_frag(FB, bb, B, 8, nbw, fb);
-        meta_words(Ku, sel, nib, meta);
+        meta_words(unit_of(ab), Ku, sel, nib, meta);
         run(mod, "ksp", fa, na, fb, nbw, fc, nc, meta, got, nd);
         to_frag(FA, ab, A, K, wA(f, K), fa);
         run(mod, "kfull", fa, wA(f, K), fb, nbw, fc, nc, meta, want, nd);
@@ -383,10 +387,11 @@ static void check_form(const form *f, bool ordered, unsigned sel) {
 }
 
 /* hand-checked: m16n8k16 .f32.f16 (selector 1: lane 4 g + 1 holds the metadata) and m16n8k32 .s32.s8 ordered
- * (selector 1: lanes 4 g + 2, 4 g + 3). A row r stores (r + 1, -1) in every chunk; the nibble 0b1101 (positions
- * 1 and 3; f16: 0xdddd per row) / 0b1000 (positions 0 and 2, s8: 0x8888). B[k][n] = k % 4 + n, C[r][n] = r.
- * Row r, column n, f16: per chunk (r + 1)(1 + n) - (3 + n), four chunks: 4 ((r + 1)(1 + n) - 3 - n) + r;
- * s8: per chunk (r + 1) n - (2 + n), eight chunks: 8 ((r + 1) n - 2 - n) + r. */
+ * (selector 1: lane 4 g + 2 row g, lane 4 g + 3 row g + 8). A row r stores (r + 1, -1) in every chunk; the
+ * nibble 0b1101 (positions 1 and 3; f16: 0xdddd per row; s8: row g + 8, 0xdddddddd) or 0b1000 (positions 0 and
+ * 2, s8 row g: 0x88888888). B[k][n] = k % 4 + n, C[r][n] = r. Row r, column n, positions 1 and 3: per chunk
+ * (r + 1)(1 + n) - (3 + n), f16 four chunks: 4 ((r + 1)(1 + n) - 3 - n) + r, s8 eight: 8 (...) + r;
+ * positions 0 and 2 (s8, r < 8): per chunk (r + 1) n - (2 + n), eight chunks: 8 ((r + 1) n - 2 - n) + r. */
 static void check_hand(void) {
     for (int which = 0; which < 2; which++) {
         const form *f = which ? &forms[8] : &forms[0];
@@ -410,7 +415,7 @@ static void check_hand(void) {
         cd_to_words(32, C, 4, fc);
         for (unsigned l = 0; l < 32; l++) meta[l] = 0x12345678u; /* unselected lanes: an invalid pattern */
         for (unsigned g = 0; g < 8; g++) {
-            if (which) meta[4 * g + 2] = meta[4 * g + 3] = 0x88888888u;
+            if (which) meta[4 * g + 2] = 0x88888888u, meta[4 * g + 3] = 0xddddddddu;
             else meta[4 * g + 1] = 0xddddddddu;
         }
         run(mod, "ksp", fa, na, fb, nb, fc, 4, meta, got, 4);
@@ -418,7 +423,8 @@ static void check_hand(void) {
         for (unsigned l = 0; l < 32; l++)
             for (unsigned i = 0; i < 4; i++) {
                 int r = (int)(l / 4 + 8 * (i / 2)), n = (int)(2 * (l % 4) + i % 2);
-                int want = which ? 8 * ((r + 1) * n - 2 - n) + r : 4 * ((r + 1) * (1 + n) - 3 - n) + r;
+                int want = which && r < 8 ? 8 * ((r + 1) * n - 2 - n) + r
+                           : which ? 8 * ((r + 1) * (1 + n) - 3 - n) + r : 4 * ((r + 1) * (1 + n) - 3 - n) + r;
                 uint32_t w = which ? (uint32_t)want : bits_f32((float)want);
                 if (got[l * 4 + i] != w && bad++ < 3)
                     fprintf(stderr, "hand %s: lane %u d%u got %08x want %08x (%d)\n", which ? "s8" : "f16", l, i,
