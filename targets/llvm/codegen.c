@@ -313,8 +313,10 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     }
     llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
     LLVMMemoryBufferRef buf;
-    if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, opt->emit == P2N_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile,
-                                            &err, &buf)) {
+    LLVMCodeGenFileType ft = opt->emit == P2N_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
+    /* SPIR-V: in a child process, so that the back end's per-process state never sees two modules */
+    if (t->family == TARGET_SPIRV ? !spirv_emit_isolated(TM, M, ft, &err, &buf)
+                                  : LLVMTargetMachineEmitToMemoryBuffer(TM, M, ft, &err, &buf)) {
         diag_plain(d, "error", "internal compiler error: code generation failed: %s", err ? err : "");
         goto out;
     }

@@ -4,6 +4,7 @@
 #define P2N_SPIRV_TARGET_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/TargetMachine.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -24,6 +25,10 @@ LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
 
 /* LLVM's SPIR-V target + its cl::opts (--spirv-ext); called once from codegen's init. */
 void spirv_init_llvm(void);
+/* LLVMTargetMachineEmitToMemoryBuffer for a SPIR-V module, run in a child process (spirv_codegen_child.c: LLVM 22's
+ * SPIR-V back end keeps per-process state that corrupts later modules). False: *err (LLVMDisposeMessage). */
+bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFileType type, char **err,
+                         LLVMMemoryBufferRef *out);
 
 /* After emit_module: OpenCL kernel wrappers (PTX params as kernel arguments, the ctx the shared emission
  * reads built from OpenCL builtins, a __local window for .shared), fences as __spirv_MemoryBarrier, the
