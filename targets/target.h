@@ -26,8 +26,8 @@ typedef struct target_hooks {
      * the code's cost on one back end, never what it computes. */
     bool barrier_acq_rel;      /* release fence; barrier; acquire fence around bar/barrier instead of seq_cst
                                 * fences (the AMDGPU memory model's pattern, what HIP's __syncthreads emits) */
-    bool cvt_f64_s32_clamp;    /* cvt f64 -> s32 as maximumnum/minimumnum then fptosi instead of fptosi.sat +
-                                * NaN select (v_max/v_min/v_cvt on AMDGPU) */
+    bool cvt_f64_s32_clamp;    /* cvt f64 -> s32 by AMDGPU's saturating v_cvt_i32_f64 itself (inline asm) + NaN
+                                * select instead of fptosi.sat + NaN select (emit_cvt.c) */
     bool keep_func_calls;      /* a PTX .func with a loop stays a called function (noinline), as ptxas keeps the
                                 * PTX's calls (CALL.REL): nvcc already inlined what it wanted to, and inlining a
                                 * loop grows every caller while the call's cost is paid once per loop; .funcs

@@ -73,8 +73,11 @@ static LLVMValueRef shfl(emit_ctx *E, LLVMValueRef *a) {
         p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
         break;
     }
+    /* j is a lane of the warp without a mask: lane, minl and maxl are in [0, 31]; where p holds, up gives
+     * maxl <= j <= lane (signed compare, so a negative j fails), down j <= maxl, idx and bfly combine 5-bit
+     * values; otherwise j = lane. (A `& 31` here cost a v_and per shuffle that LLVM cannot prove redundant.) */
     j = LLVMBuildSelect(BLD, p, j, lane, "");
-    LLVMValueRef src = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, j, c32(E, 31), ""), amd_warp_half(E), "");
+    LLVMValueRef src = LLVMBuildOr(BLD, j, amd_warp_half(E), "");
     LLVMValueRef ba[2] = {LLVMBuildShl(BLD, src, c32(E, 2), ""), a[2]};
     LLVMValueRef r = intrin(E, "llvm.amdgcn.ds.bpermute", NULL, 0, ba, 2);
     LLVMBuildStore(BLD, LLVMBuildZExt(BLD, p, E->i32, ""), a[6]);

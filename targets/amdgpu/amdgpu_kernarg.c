@@ -119,6 +119,30 @@ static LLVMValueRef mapped(fwd *F, LLVMValueRef *o, LLVMValueRef alloca, LLVMVal
     return NULL;
 }
 
+/* A load whose address is the alloca plus one-index i8 GEPs with 32-bit (private pointer) offsets, at least one
+ * of them variable: base + zext of their 32-bit sum. An in-bounds load of the alloca has its total offset in
+ * [0, size): one index may be negative, the wrapped 32-bit sum is not. Zero-extending the sum keeps the
+ * address, and the back end sees a non-negative 32-bit offset (saddr + voffset addressing, what clang's
+ * by-value parameters get) instead of each index sign-extended into a 64-bit add. NULL: any other form. */
+static LLVMValueRef zext_sum_address(LLVMBuilderRef B, LLVMValueRef p, LLVMValueRef alloca, LLVMValueRef base) {
+    LLVMContextRef C = LLVMGetTypeContext(LLVMTypeOf(p));
+    LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C);
+    bool variable = false;
+    unsigned n = 0;
+    for (LLVMValueRef q = p; q != alloca; q = LLVMGetOperand(q, 0)) {
+        if (!LLVMIsAGetElementPtrInst(q) || LLVMGetNumIndices(q) != 1 || LLVMGetGEPSourceElementType(q) != i8 ||
+            LLVMTypeOf(LLVMGetOperand(q, 1)) != i32 || ++n > 8)
+            return NULL;
+        variable |= !LLVMIsAConstantInt(LLVMGetOperand(q, 1));
+    }
+    if (!variable) return NULL;
+    LLVMValueRef sum = NULL;
+    for (LLVMValueRef q = p; q != alloca; q = LLVMGetOperand(q, 0))
+        sum = sum ? LLVMBuildAdd(B, sum, LLVMGetOperand(q, 1), "") : LLVMGetOperand(q, 1);
+    LLVMValueRef off = LLVMBuildZExt(B, sum, LLVMInt64TypeInContext(C), "");
+    return LLVMBuildGEP2(B, i8, base, &off, 1, "");
+}
+
 static bool rewrite(fwd *F, LLVMBuilderRef B, LLVMValueRef alloca) {
     LLVMValueRef kf = LLVMGetNamedFunction(F->M, KARG);
     LLVMValueRef *o = calloc(F->n + 1, sizeof *o);
@@ -142,7 +166,8 @@ static bool rewrite(fwd *F, LLVMBuilderRef B, LLVMValueRef alloca) {
         } else if (LLVMIsAAddrSpaceCastInst(in)) {
             o[i] = LLVMBuildAddrSpaceCast(B, mapped(F, o, alloca, base, LLVMGetOperand(in, 0)), LLVMTypeOf(in), "");
         } else if (LLVMIsALoadInst(in)) {
-            LLVMValueRef l = LLVMBuildLoad2(B, LLVMTypeOf(in), mapped(F, o, alloca, base, LLVMGetOperand(in, 0)), "");
+            LLVMValueRef at = zext_sum_address(B, LLVMGetOperand(in, 0), alloca, base);
+            LLVMValueRef l = LLVMBuildLoad2(B, LLVMTypeOf(in), at ? at : mapped(F, o, alloca, base, LLVMGetOperand(in, 0)), "");
             unsigned a = LLVMGetAlignment(in);
             LLVMSetAlignment(l, a < dalign ? a : dalign);
             o[i] = l;

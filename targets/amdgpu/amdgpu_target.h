@@ -4,6 +4,8 @@
 #define P2N_AMDGPU_TARGET_H
 
 #include <llvm-c/Core.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
 #include <stdbool.h>
 
 #include "diag.h"
@@ -28,5 +30,10 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
 /* After the optimiser (codegen.c): a kernel's private copy of kernarg bytes (nvcc's .local copy of a by-value
  * struct parameter it indexes dynamically) is read from the kernarg segment instead of scratch. */
 void amdgpu_forward_kernarg_copies(LLVMModuleRef M);
+
+/* After the optimiser: an internal function's out-pointer return value (the emission's `.param` return buffer)
+ * is returned in registers when that is exactly equivalent (amdgpu_retval.c); runs SROA & co. if it changed
+ * anything. */
+LLVMErrorRef amdgpu_return_values_in_registers(LLVMModuleRef M, LLVMTargetMachineRef TM);
 
 #endif

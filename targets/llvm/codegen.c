@@ -213,7 +213,10 @@ static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const
     LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
     LLVMDisposePassBuilderOptions(po);
     const char *triple = LLVMGetTarget(M);
-    if (!e && opt->opt_level > 0 && triple && !strncmp(triple, "amdgcn", 6)) amdgpu_forward_kernarg_copies(M);
+    if (!e && opt->opt_level > 0 && triple && !strncmp(triple, "amdgcn", 6)) {
+        amdgpu_forward_kernarg_copies(M);
+        e = amdgpu_return_values_in_registers(M, TM);
+    }
     return e;
 }
 

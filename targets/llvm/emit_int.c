@@ -71,11 +71,32 @@ static LLVMValueRef minmax(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_
     return sel(E, LLVMBuildICmp(BLD, p, a, b, ""), a, b);
 }
 
-/* NVIDIA integer division: x/0 = all ones (unsigned) or (x < 0 ? 1 : -1) (signed), INT_MIN/-1 = INT_MIN,
- * x%0 = x, INT_MIN%-1 = 0. */
+/* Signed division by a divisor that is not a constant, as magnitudes: |a| / |b| (or %) unsigned, then the sign.
+ * Defined for every input (INT_MIN's magnitude 2^(w-1) is exact unsigned), so NVIDIA's INT_MIN / -1 = INT_MIN
+ * and INT_MIN % -1 = 0 come out of the arithmetic itself, without a per-dividend INT_MIN test; the only guard is
+ * the divisor's zero test, which depends on b alone (a loop-invariant b keeps its reciprocal out of the loop).
+ * This is also what back ends do for sdiv/srem by a variable (AMDGPU's 32-bit expansion, GPUs without a divider),
+ * so nothing is added there. A constant divisor keeps plain sdiv/srem (its guards fold; magic-number division). */
+static LLVMValueRef idiv_magnitudes(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef zero, bool rem) {
+    LLVMTypeRef t = LLVMTypeOf(a);
+    LLVMValueRef top = ci(t, LLVMGetIntTypeWidth(t) - 1);
+    LLVMValueRef sa = LLVMBuildAShr(BLD, a, top, ""), sb = LLVMBuildAShr(BLD, b, top, ""); /* 0 or all ones */
+    LLVMValueRef ua = LLVMBuildSub(BLD, LLVMBuildXor(BLD, a, sa, ""), sa, "");
+    LLVMValueRef ub = LLVMBuildSub(BLD, LLVMBuildXor(BLD, b, sb, ""), sb, "");
+    LLVMValueRef mx[2] = {ub, ci(t, 1)};
+    ub = intrin(E, "llvm.umax", &t, 1, mx, 2); /* |b| or 1 for b = 0: one max (a select on b == 0 costs three) */
+    LLVMValueRef s = rem ? sa : LLVMBuildXor(BLD, sa, sb, ""); /* remainder: the dividend's sign */
+    LLVMValueRef m = rem ? LLVMBuildURem(BLD, ua, ub, "") : LLVMBuildUDiv(BLD, ua, ub, "");
+    LLVMValueRef r = LLVMBuildSub(BLD, LLVMBuildXor(BLD, m, s, ""), s, "");
+    return sel(E, zero, LLVMConstAllOnes(t), r);
+}
+
+/* NVIDIA integer division (H200 recordings, conformance int/div_by_zero_*, rem_by_zero_*): x/0 and x%0 are all
+ * ones, signed and unsigned; INT_MIN/-1 = INT_MIN, INT_MIN%-1 = 0. */
 static LLVMValueRef idiv(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, bool is_signed, bool rem) {
     LLVMTypeRef t = LLVMTypeOf(a);
     LLVMValueRef zero = LLVMBuildICmp(BLD, LLVMIntEQ, b, ci(t, 0), "");
+    if (is_signed && !LLVMIsAConstantInt(b)) return idiv_magnitudes(E, a, b, zero, rem);
     LLVMValueRef safe = sel(E, zero, ci(t, 1), b);
     if (is_signed && rem) {
         /* x % -1 = 0 = x % 1 for every x (NVIDIA's INT_MIN % -1 too): the divisor guard depends on b alone, so
