@@ -7,9 +7,9 @@
  *    atom/vec_minmax_special), compared as integers so no target floating-point mode can flush a bf16 subnormal;
  *  - atom/red .add.f32 outside shared memory, which flushes subnormal inputs and results to sign-preserving zero
  *    (PTX ISA, atom; H200: conformance atom/add_f32_subnormal — global scalar, red and .v2 forms flush, an
- *    atom.shared.add.f32 keeps them, as AMD's LDS atomics do). LLVM's atomicrmw fadd keeps subnormals on every
- *    target (AMDGPU's global instruction flushes, but LLVM uses it only where the function flushes too or the
- *    memory is not fine-grained, and expands it into this same loop otherwise).
+ *    atom.shared.add.f32 keeps them, as AMD's LDS atomics do). No target's atomicrmw fadd gives those bits on
+ *    global memory: the host and SPIR-V keep subnormals, AMD's global float add keeps them on gfx942/gfx11+ and
+ *    flushes on gfx90a (docs/atomics.md).
  * The loop (cas_rmw, also mbarrier's state update in emit_sync.c): one relaxed load, then compare-exchange of
  * combine(old) until it succeeds; the old value is returned. */
 #include "emit_atom.h"
