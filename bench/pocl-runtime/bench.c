@@ -11,7 +11,10 @@
  * for both, as the backend launches. The reference kernels get clSetKernelArgSVMPointer pointers.
  *
  * usage: bench SPV CL [N] [kernel...]    (OCL_ICD_VENDORS should point at PoCL's ICD directory)
- * env P2N_BENCH_META=FILE takes our kernel metadata from FILE instead of SPV (for experiments). */
+ * env P2N_BENCH_META=FILE takes our kernel metadata from FILE instead of SPV (for experiments).
+ * env P2N_BENCH_CLOCK=cpu times each launch in process CPU time (all PoCL threads) instead of wall time: on a
+ * loaded machine the wall time of a launch includes the time its threads wait for a core, which the CPU time
+ * does not (caches are still shared). */
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 300
 #include <CL/cl.h>
@@ -118,9 +121,10 @@ static void set_ref(cl_kernel k, const arg *a, int na) {
     CK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_SVM_PTRS, nallocs * sizeof(void *), allocs));
 }
 
+static clockid_t bench_clock = CLOCK_MONOTONIC;
 static double now(void) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(bench_clock, &t);
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 static double run(cl_kernel k, const size_t *g, const size_t *l) {
@@ -198,6 +202,9 @@ static void reset_y(void) { memcpy(g_y, g_y0, g_n * sizeof(float)); }
 int main(int argc, char **argv) {
     if (argc < 3) { fprintf(stderr, "usage: %s SPV CL [N] [kernel...]\n", argv[0]); return 2; }
     if (argc > 3) N = atoi(argv[3]);
+    const char *clk = getenv("P2N_BENCH_CLOCK");
+    if (clk && !strcmp(clk, "cpu")) bench_clock = CLOCK_PROCESS_CPUTIME_ID;
+    else if (clk && strcmp(clk, "wall")) { fprintf(stderr, "P2N_BENCH_CLOCK: cpu or wall\n"); return 2; }
     cl_platform_id plats[8];
     cl_uint np = 0;
     CK(clGetPlatformIDs(8, plats, &np));
@@ -221,7 +228,8 @@ int main(int argc, char **argv) {
     clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps, NULL);
     fine = (caps & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
     if (!fine) { fprintf(stderr, "the bench fills and checks buffers from the host: needs fine-grained SVM\n"); return 1; }
-    printf("device: %s (%s), %u compute units, %s SVM, N=%d\n", dn, dv, cu, fine ? "fine-grained" : "coarse", N);
+    printf("device: %s (%s), %u compute units, %s SVM, N=%d, %s time\n", dn, dv, cu, fine ? "fine-grained" : "coarse", N,
+           bench_clock == CLOCK_MONOTONIC ? "wall" : "CPU");
     cl_int e;
     ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &e);
     CK(e);

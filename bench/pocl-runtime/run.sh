@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/pocl-runtime/run.sh [N] [kernel...] — builds and runs the PoCL comparison (see RESULTS.md).
 # Env: PTX2NATIVE (default build-q, then build), NVCC (default /usr/local/cuda/bin/nvcc),
+#      P2N_BENCH_CLOCK=cpu (launches timed in process CPU time, for a loaded machine; default wall),
 #      POCL_DIR (default ~/.cache/ptx2native/pocl-3.1-spirv; scripts/build-pocl.sh builds it).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
