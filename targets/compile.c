@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "fork_gate.h"
 #include "ir.h"
 #include "parser.h"
 #include "passes.h"
@@ -90,14 +91,24 @@ static ir_module *parse_input(const p2n_input *in, p2n_diags *d) {
 static p2n_status compile_inputs(const p2n_input *inputs, unsigned n, bool link, const p2n_options *opt,
                                  p2n_result *out);
 
+/* every compile holds the fork gate: SPIR-V code generation forks, and must not do it while this thread is in
+ * the middle of an allocation or of libLLVM (fork_gate.h) */
+static p2n_status compile_gated(const p2n_input *inputs, unsigned n, bool link, const p2n_options *opt,
+                                p2n_result *out) {
+    p2n_fork_gate_enter();
+    p2n_status st = compile_inputs(inputs, n, link, opt, out);
+    p2n_fork_gate_leave();
+    return st;
+}
+
 p2n_status p2n_compile(const char *ptx, size_t len, const char *filename, const p2n_options *opt,
                        p2n_result *out) {
     p2n_input in = {ptx, len, filename};
-    return compile_inputs(&in, 1, false, opt, out);
+    return compile_gated(&in, 1, false, opt, out);
 }
 
 p2n_status p2n_compile_linked(const p2n_input *inputs, unsigned n, const p2n_options *opt, p2n_result *out) {
-    return compile_inputs(inputs, n, true, opt, out);
+    return compile_gated(inputs, n, true, opt, out);
 }
 
 /* link: resolve symbols (passes/link_modules.c) even for one input, so that an .extern nothing defines is a

@@ -13,9 +13,12 @@
  * How: fork; the child emits, sends one record {u32 kind, u64 length, bytes} (kind 0: the object, 1: LLVM's error
  * message, 2: an LLVM fatal error) through a pipe and _exits; the parent reads exactly one record and reaps it.
  * An LLVM crash in the back end becomes an internal compiler error instead of killing the application.
- * Forking a threaded process: the child only needs locks no other thread keeps. LLVM takes the pass registry's
- * write lock when a pass is first registered, so before the first fork the parent runs the back end once on an
- * empty module (no functions: nothing enters the table), and every pass the child needs is registered already.
+ * Forking a threaded process: the child only needs locks no other thread keeps. Every compile holds the fork
+ * gate (../fork_gate.h), and the fork waits until no other thread of ours does: none is then inside an allocation
+ * or libLLVM (AddressSanitizer's allocator, unlike glibc's malloc, does not lock itself around fork). LLVM takes
+ * the pass registry's write lock when a pass is first registered, so before the first fork the parent runs the
+ * back end once on an empty module (no functions: nothing enters the table), and every pass the child needs is
+ * registered already.
  * $P2N_SPIRV_CODEGEN_IN_PROCESS=1 (debugging the back end in one process, e.g. under gdb): no child; the second
  * and later modules of the process may then fail validation (never wrong code: spirv_finish validates). */
 #include <errno.h>
@@ -30,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fork_gate.h"
 #include "spirv_target.h"
 
 enum { REC_OBJECT = 0, REC_ERROR = 1, REC_FATAL = 2 };
@@ -152,7 +156,8 @@ bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFi
         *err = message("cannot create a pipe for the SPIR-V code generation process: %s", strerror(errno));
         return false;
     }
-    pid_t pid = fork();
+    unsigned held;
+    pid_t pid = p2n_fork_gate_fork(&held); /* no other thread of ours inside the compiler at the fork */
     if (pid == 0) {
         close(fds[0]);
         child_main(fds[1], TM, M, type);
@@ -161,6 +166,7 @@ bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFi
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
+        p2n_fork_gate_resume(held);
         *err = message("cannot start the SPIR-V code generation process: %s", strerror(fork_errno));
         return false;
     }
@@ -179,6 +185,7 @@ bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFi
     close(fds[0]);
     char how[128];
     reap(pid, how, sizeof how);
+    p2n_fork_gate_resume(held); /* other threads compiled (and forked) while this child worked */
     if (!got) {
         free(data);
         *err = message("the SPIR-V code generation process ended without a result (%s)", how);
