@@ -165,6 +165,59 @@ out:
     return st;
 }
 
+/* The LLVM module of m for the target: emission, then the target's module-level lowering. False after a
+ * diagnostic in d (*internal: a compiler bug); nothing to dispose of then. */
+static bool emit_lowered(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *d,
+                         emit_result *er, bool *internal) {
+    if (!emit_module(m, target, opt, d, er, internal)) return false;
+    /* recursion without a call stack (eliminate_recursion.c), before the target's lowering so that it sees
+     * ordinary functions. SPIR-V always: OpenCL forbids recursion and PoCL 3.1 crashes building a module with
+     * a recursive function. */
+    unsigned lacks = opt->device_lacks | (target->family == TARGET_SPIRV ? P2N_LACKS_RECURSION : 0u);
+    bool ok = true;
+    if ((lacks & P2N_LACKS_RECURSION) &&
+        !llvm_eliminate_recursion(er->M, target, opt->recursion_stack, opt->verbose, d, internal))
+        ok = false;
+    if (ok && target->family == TARGET_SPIRV &&
+        !spirv_lower_module(er->C, er->M, m, target, opt->device_lacks, d, internal))
+        ok = false;
+    if (ok && target->family == TARGET_AMDGPU && !amdgpu_lower_module(er->C, er->M, m, target, d, internal))
+        ok = false;
+    if (!ok) {
+        LLVMDisposeModule(er->M);
+        LLVMContextDispose(er->C);
+    }
+    return ok;
+}
+
+/* A second emission of the same module on a -j worker thread (llvm_early_start): emission is deterministic, so
+ * the copy matches the caller's module item for item (split_apply checks the names). Its diagnostics repeat the
+ * caller's and are dropped; verbose output (recursion notes) is the caller's alone. */
+typedef struct emit_job {
+    ir_module *m;
+    const target_desc *target;
+    const p2n_options *opt;
+} emit_job;
+
+static bool emit_copy(void *ctx, LLVMContextRef *C, LLVMModuleRef *M) {
+    emit_job *j = ctx;
+    p2n_options quiet = *j->opt;
+    quiet.verbose = 0;
+    p2n_diags d = {.file = "<copy>"};
+    emit_result er;
+    bool internal = false;
+    bool ok = emit_lowered(j->m, j->target, &quiet, &d, &er, &internal);
+    diag_free(&d);
+    if (ok) { *C = er.C; *M = er.M; }
+    return ok;
+}
+
+static unsigned count_kernels(const ir_module *m) {
+    unsigned n = 0;
+    for (uint32_t i = 0; i < m->nfuncs; i++) n += m->funcs[i].is_entry && m->funcs[i].has_body;
+    return n;
+}
+
 /* The rest of the pipeline on a parsed (and, for several inputs, linked) module; frees it. */
 static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *dp,
                              p2n_result *out, double t_parse) {
@@ -198,38 +251,25 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
     }
     t_pass = now_s() - t_pass;
     double t_emit = now_s();
+    /* -j N: the threads that will compile partitions emit their own copy of the module now, while this thread
+     * emits (targets/llvm/parallel.c); not when emission may change the IR (deferred kernels leave it) */
+    emit_job ej = {m, target, opt};
+    llvm_early_workers *early = NULL;
+    if (!opt->defer_unsupported) early = llvm_early_start(target, opt, count_kernels(m), emit_copy, &ej);
     emit_result er;
-    if (!emit_module(m, target, opt, &d, &er, &internal)) {
+    if (!emit_lowered(m, target, opt, &d, &er, &internal)) {
+        llvm_early_finish(early);
         ir_module_free(m);
-        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
-    }
-    /* recursion without a call stack (eliminate_recursion.c), before the target's lowering so that it sees
-     * ordinary functions. SPIR-V always: OpenCL forbids recursion and PoCL 3.1 crashes building a module with
-     * a recursive function. */
-    unsigned lacks = opt->device_lacks | (target->family == TARGET_SPIRV ? P2N_LACKS_RECURSION : 0u);
-    if ((lacks & P2N_LACKS_RECURSION) &&
-        !llvm_eliminate_recursion(er.M, target, opt->recursion_stack, opt->verbose, &d, &internal)) {
-        ir_module_free(m);
-        LLVMDisposeModule(er.M);
-        LLVMContextDispose(er.C);
-        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
-    }
-    if (target->family == TARGET_SPIRV && !spirv_lower_module(er.C, er.M, m, target, opt->device_lacks, &d, &internal)) {
-        ir_module_free(m);
-        LLVMDisposeModule(er.M);
-        LLVMContextDispose(er.C);
-        return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
-    }
-    if (target->family == TARGET_AMDGPU && !amdgpu_lower_module(er.C, er.M, m, target, &d, &internal)) {
-        ir_module_free(m);
-        LLVMDisposeModule(er.M);
-        LLVMContextDispose(er.C);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
     }
     t_emit = now_s() - t_emit;
-    ir_module_free(m);
+    if (!early) ir_module_free(m);
     double times[3] = {0, 0, 0};
-    p2n_status st = llvm_codegen(er.C, er.M, target, opt, &d, &out->data, &out->size, times);
+    p2n_status st = llvm_codegen(er.C, er.M, target, opt, early, &d, &out->data, &out->size, times);
+    if (early) {
+        llvm_early_finish(early); /* they read m */
+        ir_module_free(m);
+    }
     if (opt->verbose)
         fprintf(stderr, "ptx2native: times: parse %.3fs passes %.3fs emit %.3fs opt %.3fs codegen %.3fs link %.3fs\n",
                 t_parse, t_pass, t_emit, times[0], times[1], times[2]);

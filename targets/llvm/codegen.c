@@ -165,6 +165,8 @@ static long jobs_asked(const p2n_options *opt) {
     return j;
 }
 
+bool llvm_jobs_automatic(const p2n_options *opt) { return jobs_asked(opt) < 0; }
+
 /* Threads for per-kernel code generation: the option, else $P2N_JOBS (so whole test suites can run
  * partitioned), else 1. Negative: one per online CPU. */
 unsigned llvm_jobs(const p2n_options *opt) {
@@ -253,7 +255,7 @@ out:
 }
 
 p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t, const p2n_options *opt,
-                        p2n_diags *d, uint8_t **data, size_t *size, double *times) {
+                        llvm_early_workers *early, p2n_diags *d, uint8_t **data, size_t *size, double *times) {
     pthread_once(&init_once, init_llvm);
     p2n_status st = P2N_INTERNAL_ERROR;
     char *err = NULL;
@@ -281,10 +283,11 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         double gain = 0;
         if (split_plan_make(M, t, jobs, automatic ? AUTO_MIN_GAIN : 0, &plan, &gain)) {
             LLVMDisposeTargetMachine(TM);
-            st = llvm_codegen_parallel(C, M, &plan, t, opt, d, data, size, times);
+            st = llvm_codegen_parallel(C, M, &plan, t, opt, early, d, data, size, times);
             split_plan_free(&plan);
             return st; /* C and M are disposed there */
         }
+        llvm_early_stop(early);
         if (opt->verbose && gain > 0)
             fprintf(stderr, "ptx2native: -j%u: compiled whole (estimated speed-up %.2fx < %.2fx)\n", jobs, gain,
                     AUTO_MIN_GAIN);

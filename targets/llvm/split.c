@@ -332,7 +332,8 @@ bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, doubl
     order = calloc(np, sizeof *order);
     plan->define = calloc((size_t)np * n + 1, 1);
     plan->names = calloc(n + 1, sizeof *plan->names);
-    if (!load || !order || !plan->define || !plan->names) goto out;
+    plan->promote = calloc(n + 1, 1);
+    if (!load || !order || !plan->define || !plan->names || !plan->promote) goto out;
     plan->nparts = np;
     plan->nitems = n;
     uint64_t total = 0, max_load = 0;
@@ -375,6 +376,7 @@ bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, doubl
             }
             LLVMSetLinkage(v, LLVMExternalLinkage);
             LLVMSetVisibility(v, LLVMHiddenVisibility);
+            plan->promote[i] = 1;
         }
         size_t len;
         const char *nm = LLVMGetValueName2(v, &len);
@@ -436,6 +438,11 @@ bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part) {
     if (i != n) goto out;
     for (i = 0; i < n; i++) {
         size_t len;
+        if (plan->promote[i] && is_local(val[i])) { /* a copy emitted again: promote as split_plan_make did */
+            if (!*LLVMGetValueName2(val[i], &len)) LLVMSetValueName2(val[i], plan->names[i], strlen(plan->names[i]));
+            LLVMSetLinkage(val[i], LLVMExternalLinkage);
+            LLVMSetVisibility(val[i], LLVMHiddenVisibility);
+        }
         if (strcmp(LLVMGetValueName2(val[i], &len), plan->names[i]) != 0) goto out;
     }
     const uint8_t *def = plan->define + (size_t)part * n;
@@ -479,5 +486,6 @@ void split_plan_free(split_plan *plan) {
         for (unsigned i = 0; i < plan->nitems; i++) free(plan->names[i]);
     free(plan->names);
     free(plan->define);
+    free(plan->promote);
     memset(plan, 0, sizeof *plan);
 }

@@ -32,6 +32,7 @@ typedef struct split_plan {
     double gain;              /* estimated speed-up on idle cores (split_plan_make's model), for -v */
     uint8_t *define;          /* nparts * nitems: 1 = this partition keeps the definition */
     char **names;             /* item names, checked against the parsed copy (order must match) */
+    uint8_t *promote;         /* nitems: a local made external + hidden (and named, if it had no name) */
 } split_plan;
 
 /* Plans at most `jobs` partitions. Returns false (module untouched) when the module should be compiled
@@ -41,9 +42,10 @@ typedef struct split_plan {
 bool split_plan_make(LLVMModuleRef M, const target_desc *t, unsigned jobs, double min_gain, split_plan *plan,
                      double *gain);
 
-/* Reduces the planned module, or a copy read from its bitcode (lazily or not), to partition `part`: reads the
- * bodies the partition defines and replaces every other definition by a declaration. False if the copy does
- * not match the plan. */
+/* Reduces the planned module, a copy read from its bitcode (lazily or not), or a copy emitted again from the
+ * same IR (parallel.c's early workers: the plan's promotions are applied to it first) to partition `part`:
+ * reads the bodies the partition defines and replaces every other definition by a declaration. False if the
+ * copy does not match the plan. */
 bool split_apply(LLVMModuleRef M, const split_plan *plan, unsigned part);
 
 void split_plan_free(split_plan *plan);

@@ -1,13 +1,18 @@
 #!/bin/sh
 # check-split.sh PTX2NATIVE READOBJ ARCH FILE.ptx [JOBS] — compiles FILE with -j1 and -jJOBS (default 2) for
 # ARCH and checks that the outputs export the same dynamic symbols and, for AMDGPU code objects, carry exactly
-# one metadata note whose kernels (all fields, compared per kernel in name order) equal the serial compile's.
+# one metadata note whose kernels (all fields, compared per kernel in name order) equal the serial compile's;
+# and that the -jJOBS output is byte-identical to the one of the bitcode route (P2N_SPLIT_BITCODE=1).
 p2n=$1 readobj=$2 arch=$3 f=$4 jobs=${5:-2}
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 "$p2n" --offload-arch="$arch" -j1 "$f" -o "$tmp/j1" || exit 1
 "$p2n" --offload-arch="$arch" -j"$jobs" -v "$f" -o "$tmp/j2" 2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
 grep -q -- "-j$jobs: [0-9]* partitions" "$tmp/log" || { echo "FAIL: -j$jobs did not partition $f"; cat "$tmp/log"; exit 1; }
+# the partitions' copies of the module are emitted again on their threads (targets/llvm/parallel.c); the
+# older route, one bitcode copy of the caller's module, must give the same bytes
+P2N_SPLIT_BITCODE=1 "$p2n" --offload-arch="$arch" -j"$jobs" "$f" -o "$tmp/j2bc" || exit 1
+cmp "$tmp/j2" "$tmp/j2bc" || { echo "FAIL: -j$jobs output differs from the bitcode route's"; exit 1; }
 for j in j1 j2; do
   # type, binding, visibility, name (addresses and section numbers may differ)
   "$readobj" --elf-output-style=GNU --dyn-syms "$tmp/$j" | awk '$1 ~ /^[0-9]+:$/ {print $4, $5, $6, $8}' |
