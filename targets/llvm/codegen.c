@@ -268,14 +268,10 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
     LLVMSetModuleDataLayout(M, DL);
     LLVMDisposeTargetData(DL);
-    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &err)) {
-        diag_plain(d, "error", "internal compiler error: invalid LLVM IR: %.2000s", err ? err : "");
-        goto out;
-    }
-    LLVMDisposeMessage(err);
-    err = NULL;
     /* -j N: one partition per group of kernels, optimised and compiled on N threads, linked into one
-     * object (SPIR-V: the back end's output cannot be linked here, so it stays whole; text output too) */
+     * object (SPIR-V: the back end's output cannot be linked here, so it stays whole; text output too). The
+     * plan only walks the IR; each partition is verified on its thread before any pass runs (parallel.c), so
+     * the verification is off the serial path. */
     split_plan plan;
     unsigned jobs = llvm_jobs(opt);
     if (jobs > 1 && opt->emit == P2N_EMIT_OBJ && t->family != TARGET_SPIRV) {
@@ -295,6 +291,12 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
             fprintf(stderr, "ptx2native: -j%u: compiled whole (fewer than two kernels, or helpers whose address "
                     "is taken)\n", jobs);
     }
+    if (LLVMVerifyModule(M, LLVMReturnStatusAction, &err)) {
+        diag_plain(d, "error", "internal compiler error: invalid LLVM IR: %.2000s", err ? err : "");
+        goto out;
+    }
+    LLVMDisposeMessage(err);
+    err = NULL;
     LLVMErrorRef e = run_pipeline(M, TM, opt);
     if (e) {
         char *msg = LLVMGetErrorMessage(e);

@@ -7,8 +7,10 @@
  *  - the corners get integer weights that sum to 256 (tex_corner_weights): not the products of the dimensions'
  *    weights but a split of 256, first by z, then by x, then by y, each rounding one part half up;
  *  - 8/16-bit normalised data: the exact weighted sum of the stored integers becomes a 16-bit unorm (65535) or
- *    snorm (32767) value, rounded half up, which is then converted to f32 (s8: 490 of 512 lanes of filt_1d_s8x2
- *    reproduce, the others are off by one 16-bit step);
+ *    snorm (32767) value, rounded half up, which is then converted to f32; s8 is the exception: its sum p
+ *    (an s8.8 number, -128 counting as such) becomes k = p + ((p >> 4) + (p >> 12) + 4) >> 3 with arithmetic
+ *    shifts, i.e. p x (1 + 2^-7 + 2^-15) with the correction truncated to 1/8 and rounded half up, not the
+ *    exact p x 32767 / 32512 (fit_tex.py s8_snorm16: every lane of filt_1d_s8x2 and probe_s8_linear);
  *  - f16/f32 data: the corners that take part (no dimension weighs their side 0; a corner whose rounded weight
  *    is 0 still takes part) become fixed-point numbers at the largest one's exponent with 4 bits more than the
  *    format's significand (truncated), the exact weighted sum is rounded to the format (ties away from zero); a
@@ -101,6 +103,11 @@ static LLVMValueRef filter_norm(emit_ctx *E, LLVMValueRef kind, LLVMValueRef *v,
     LLVMValueRef quo = LLVMBuildSDiv(BLD, num, dd, ""), rem = LLVMBuildSRem(BLD, num, dd, "");
     LLVMValueRef down = LLVMBuildAnd(BLD, icmp(E, LLVMIntNE, rem, c64(E, 0)), icmp(E, LLVMIntSLT, num, c64(E, 0)), "");
     quo = sub(E, quo, LLVMBuildZExt(BLD, down, E->i64, ""));
+    /* s8: the H200's shift-and-add conversion of the s8.8 sum to 16-bit snorm (header comment) */
+    LLVMValueRef corr = add(E, add(E, LLVMBuildAShr(BLD, s64, c64(E, 4), ""), LLVMBuildAShr(BLD, s64, c64(E, 12), "")),
+                            c64(E, 4));
+    LLVMValueRef ks8 = add(E, s64, LLVMBuildAShr(BLD, corr, c64(E, 3), ""));
+    quo = sel(E, icmp(E, LLVMIntEQ, kind, c32(E, TEX_FK_SNORM8)), ks8, quo);
     LLVMValueRef f = LLVMBuildFDiv(BLD, LLVMBuildSIToFP(BLD, quo, E->f32, ""), LLVMBuildSIToFP(BLD, q, E->f32, ""), "");
     LLVMValueRef m1 = LLVMConstReal(E->f32, -1.0);
     f = sel(E, LLVMBuildFCmp(BLD, LLVMRealOLT, f, m1, ""), m1, f);

@@ -15,6 +15,7 @@
  * compiles it while the other threads take the remaining partitions from a shared queue, largest first. Each
  * partition runs the serial path's pipeline and code generation; the objects are linked in partition order,
  * so the output does not depend on which thread compiled what. */
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
 #include <pthread.h>
@@ -68,8 +69,11 @@ static double cpu_now(clockid_t id) {
 /* Partition p of the module M (alone in C): cut, optimise, emit; disposes of M and C. */
 static void compile_part(shared_work *w, unsigned p, LLVMContextRef C, LLVMModuleRef M) {
     part_job *j = &w->jobs[p];
+    char *msg = NULL;
     if (!split_apply(M, w->plan, p)) {
         snprintf(j->err, sizeof j->err, "partition %u does not match its plan", p);
+    } else if (LLVMVerifyModule(M, LLVMReturnStatusAction, &msg)) { /* LLVM aborts on invalid IR */
+        snprintf(j->err, sizeof j->err, "invalid LLVM IR in partition %u: %.900s", p, msg ? msg : "");
     } else {
         const char *dump = getenv("P2N_SPLIT_DUMP"); /* debugging aid: DIR/partN.ll before optimisation */
         if (dump && *dump) {
@@ -80,6 +84,7 @@ static void compile_part(shared_work *w, unsigned p, LLVMContextRef C, LLVMModul
         }
         llvm_opt_emit(M, w->t, w->opt, &j->obj, j->err, sizeof j->err, j->times);
     }
+    if (msg) LLVMDisposeMessage(msg);
     LLVMDisposeModule(M);
     LLVMContextDispose(C);
 }

@@ -15,6 +15,15 @@ four result words reproduce bit for bit. The model is what targets/llvm/emit_tex
     the exact products (2D 91/97 f16 lanes), each product rounded on its own, other split orders (3D <= 233/256);
   * 8/16-bit normalised data: the exact weighted sum of the stored integers as a 16-bit unorm (x 65535) or snorm
     (x 32767) rounded half up, then / 65535 or / 32767 in f32 (s8: 490/512 lanes, the rest one step off);
+    s8 findings (2026-12-02): every recorded s8 result is exactly k / 32767 and k depends on P = sum(w v) only (575
+    sums reached by different texel/weight pairs all agree; k is monotone in P), -128 counts as -128/127 in the
+    sum (clamped after); but no rounding of an affine function of P fits (best: 0.087 short), nor a per-texel
+    decode: filt_1d_s8x2 lanes 61-64 (-127 next to 0, weight on 0 of 116..128) give -128 (256 - w) for w < 128 and
+    -16383 at w = 128, while 127 next to 0 gives 128 w - 1 for w = 116..128 and 128 w for w = 112; tried and
+    rejected: decodes to 2^7..2^25 or 32767/32768 x 2^j grids (floor, trunc, nearest, ceil) followed by any
+    floor(a X + b); bit replication (v * 258 + v >> 6, with floor shifts, sign-magnitude or not); two-stage
+    roundings of P / 32512 to 2^8..2^25 then to 16-bit; m-bit float products with a rounded 1/127 or 1/32512.
+    pending/cases/tex/probe_s8_allp records k for every P (--s8-allp FILE checks a recording);
   * f16/f32 data: the corners that take part (no dimension weighs their side 0) truncated to a fixed point 4 bits
     below the ulp of the largest one, the exact weighted sum rounded to the format with ties away from zero (3..16
     extra bits and RNE tried: only 4 fits f16 and f32 both); NaN / infinities among them as IEEE; a zero sum is
@@ -22,8 +31,15 @@ four result words reproduce bit for bit. The model is what targets/llvm/emit_tex
   * integers read as integers: floor(sum / 256); sRGB: the decoded values (bfloat16 precision, a table taken from
     the point-sampled recordings) filtered as f32 data (fmt_srgb: 54/66 linear lookups, not exact yet).
 
-Usage: python3 gen/fit_tex.py [-v] [--srgb-bump] [case...]   (-v prints the first mismatches of each case;
---srgb-bump checks the sRGB filter candidate of blend_srgb_bump instead of the implemented one)
+  sRGB findings (2026-12-02): the 7 lanes the bump rule misses are fmt_srgb out_l 31-33 channel 1 (max 0x3d660000,
+    significand 1.80, yet its odd values lose their last bit as if bumped, like channel 2 of the same lanes) and
+    probe_srgb_linear out_p 268-271 channel 2 (0x3e5d0000 and max 0x3e780000, significand 1.94, summed exactly,
+    i.e. NOT bumped); among all lanes where bump or not changes the result these are the only exceptions, so the
+    rule is not a function of the largest value's significand (nor of the exact sRGB decode: 1796/4029 lanes).
+
+Usage: python3 gen/fit_tex.py [-v] [--srgb-bump] [--s8-allp FILE] [case...]   (-v prints the first mismatches of
+each case; --srgb-bump checks the sRGB filter candidate of blend_srgb_bump instead of the implemented one;
+--s8-allp FILE compares a recording of pending/cases/tex/probe_s8_allp with the implemented s8 rule)
 Exit status 0 when every modelled lookup of the given (default: all linear-filter) cases reproduces.
 """
 import math
@@ -303,6 +319,14 @@ def corner_weights(ws):
     return out
 
 
+def s8_snorm16(p):
+    """the H200's 16-bit snorm k of an s8 texel sum p = sum(w v) (weights of 256, so p / 256 is the filtered s8
+    value, p / 32512 the result): k = p + ((p >> 4) + (p >> 12) + 4) >> 3 with arithmetic (floor) shifts, i.e.
+    p x (1 + 2^-7 + 2^-15) ~ p x 32767 / 32512 with the correction truncated to 1/8 and rounded half up; it differs
+    from the exact rounding for 3824 of the 65280 sums. -128 weighs as -128/127 (the result is clamped to -1)."""
+    return p + (((p >> 4) + (p >> 12) + 4) >> 3)
+
+
 def round_float(q, mant, emin, mode="away"):
     """a Fraction to a binary float with `mant` significant bits and minimum exponent emin (no overflow
     handling): ties away from zero ("away") or to even ("even")"""
@@ -364,6 +388,8 @@ def blend(tx, vals, cw, extra=4, zero_rule="allneg", part=None):
     part = part or [w != 0 for w in cw]
     used = [vals[m] for m in range(n) if part[m]]
     fmt = tx["fmt"]
+    if fmt == "s8":  # the s8.8 sum P to 16-bit snorm in shifts (s8_snorm16): every s8 lane of the recordings
+        return max(f32(Fraction(s8_snorm16(sum(int(vals[m]) * cw[m] for m in range(n))), 32767)), -1.0)
     if fmt in NORM_DEN:
         den = NORM_DEN[fmt]
         q = 65535 if fmt[0] == "u" else 32767
@@ -485,7 +511,32 @@ LINEAR_CASES = ["addr_1d_linear_norm", "addr_1d_linear_unnorm", "addr_2d_linear_
                 "surface_tex_same_array", "create_s32_integer_filter_linear", "create_u8_integer_filter_linear",
                 "fmt_srgb", "probe_f32_special_linear", "probe_s8_linear", "probe_srgb_linear"]
 
+def check_s8_allp(path):
+    """a recording of pending/cases/tex/probe_s8_allp: out_a[P + 32768] is the s16 k of the weighted sum P (0x8000:
+    the result was not k / 32767); out_b / out_c reach P from other texel pairs. Prints where k differs from the
+    implemented rule (exact sum, half up) and whether k depends on P only. Returns the number of differences."""
+    out, cur = {}, None
+    for line in open(path):
+        if line.startswith("buffer "):
+            cur = line.split()[1]
+            out[cur] = bytearray()
+        elif cur and re.match(r"^[0-9a-f]{8} ", line):
+            for w in line.split()[1:]:
+                out[cur] += bytes.fromhex(w)
+    ks = {b: struct.unpack("<%dh" % (len(v) // 2), bytes(v)) for b, v in out.items()}
+    a = ks["out_a"]
+    diff = [(i - 32768, a[i]) for i in range(len(a)) if a[i] != max(rhu(Fraction((i - 32768) * 32767, 32512)), -32767)]
+    print(f"out_a: {len(diff)} of {len(a)} sums differ from the implemented rule; first: {diff[:12]}")
+    for name, top in (("out_b", 79), ("out_c", -49)):
+        b = ks[name]
+        bad = sum(1 for i in range(len(b)) if b[i] != a[256 * (top - (i >> 8)) - (i & 255) + 32768])
+        print(f"{name}: {bad} of {len(b)} lanes differ from out_a at the same P")
+    return len(diff)
+
+
 if __name__ == "__main__":
+    if "--s8-allp" in sys.argv:
+        sys.exit(1 if check_s8_allp(sys.argv[sys.argv.index("--s8-allp") + 1]) else 0)
     args = [a for a in sys.argv[1:] if not a.startswith("-")]
     v = 5 if "-v" in sys.argv else 0
     tot, good = check(args or LINEAR_CASES, verbose=v)
