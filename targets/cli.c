@@ -33,6 +33,11 @@ static void usage(FILE *f) {
           "                          program-globals, fault-isolation, space-query, recursion\n"
           "  --recursion-stack=BYTES per-thread explicit stack replacing recursion where the device has no call\n"
           "                          stack (--device-lacks=recursion, always for spirv64); default 16384\n"
+          "  --fp-atomics=exact|native\n"
+          "                          AMDGPU: atom/red.add.f32 on global memory as NVIDIA computes it (exact, the\n"
+          "                          default: a compare-exchange loop that flushes subnormals) or with the\n"
+          "                          device's float atomic add (native: faster under contention; subnormal\n"
+          "                          operands and results may differ from NVIDIA's)\n"
           "  -v                      verbose\n"
           "  --version, --help\n"
           "\n"
@@ -151,6 +156,12 @@ static int run_cli(int argc, char **argv, const char **inputs) {
         else if (a[0] == '-' && a[1] == 'O' && a[2] >= '0' && a[2] <= '3' && !a[3]) opt.opt_level = a[2] - '0';
         else if (strcmp(a, "-v") == 0) opt.verbose = 1;
         else if (strcmp(a, "--defer-unsupported") == 0) opt.defer_unsupported = 1;
+        else if (strcmp(a, "--fp-atomics=exact") == 0) opt.fp_atomics_native = 0;
+        else if (strcmp(a, "--fp-atomics=native") == 0) opt.fp_atomics_native = 1;
+        else if (strncmp(a, "--fp-atomics=", 13) == 0) {
+            fprintf(stderr, "ptx2native: error: unknown --fp-atomics kind '%s' (exact, native)\n", a + 13);
+            return 1;
+        }
         else if (strncmp(a, "--device-lacks=", 15) == 0) {
             char *l = strdup(a + 15);
             for (char *s = l, *t; (t = strtok_r(s, ",", &s));) {

@@ -55,6 +55,11 @@ typedef struct p2n_options {
     /* Per-thread bytes of the explicit stack that replaces recursion when the device lacks a call stack
      * (P2N_LACKS_RECURSION; targets/llvm/eliminate_recursion.h); 0 = the default, 16 KiB. */
     unsigned recursion_stack;
+    /* Nonzero (AMDGPU targets; others ignore it): atom/red.add.f32 on global and generic memory use the device's
+     * floating-point atomic add (global_atomic_add_f32) instead of a compare-exchange loop. Faster under
+     * contention, but NVIDIA flushes subnormal operands and results of these adds on global memory and the
+     * hardware add's subnormal handling is the device's (--fp-atomics=native; docs/atomics.md). */
+    int fp_atomics_native;
 } p2n_options;
 
 /* p2n_options.device_lacks bits */

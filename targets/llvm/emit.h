@@ -75,6 +75,7 @@ typedef struct emit_ctx {
     bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
     unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
     bool defer_unsupported; /* p2n_options.defer_unsupported */
+    bool fp_atomics_native; /* p2n_options.fp_atomics_native, AMDGPU only */
     struct defer_state *defer; /* functions found unsupported under defer_unsupported (defer_unsupported.c) */
 } emit_ctx;
 

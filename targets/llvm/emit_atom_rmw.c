@@ -12,6 +12,8 @@
  *    flushes on gfx90a (docs/atomics.md).
  * The loop (cas_rmw, also mbarrier's state update in emit_sync.c): one relaxed load, then compare-exchange of
  * combine(old) until it succeeds; the old value is returned. */
+#include <string.h>
+
 #include "emit_atom.h"
 
 #define BLD E->B
@@ -116,6 +118,18 @@ LLVMValueRef atom_add_f32(emit_ctx *E, LLVMValueRef p, ir_space sp, LLVMValueRef
     if (sp == IR_S_SHARED) { /* shared memory keeps subnormals: the plain atomic add */
         LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpFAdd, p, v, ord, ssid);
         LLVMSetAlignment(r, 4);
+        return r;
+    }
+    if (E->fp_atomics_native) { /* --fp-atomics=native: the device's add, whatever it does with subnormals */
+        LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpFAdd, p, v, ord, ssid);
+        LLVMSetAlignment(r, 4);
+        /* without these the AMDGPU back end expands the add into its own compare-exchange loop: the memory is
+         * not fine-grained host memory (device allocations), and the instruction's fixed denormal mode is
+         * accepted (that is what the option asks for) */
+        const char *kinds[] = {"amdgpu.no.fine.grained.memory", "amdgpu.ignore.denormal.mode"};
+        for (unsigned k = 0; k < 2; k++)
+            LLVMSetMetadata(r, LLVMGetMDKindIDInContext(E->C, kinds[k], (unsigned)strlen(kinds[k])),
+                            LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, NULL, 0)));
         return r;
     }
     /* a generic address flushes unless it points into the shared window (as isspacep.shared decides) */

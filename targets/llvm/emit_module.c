@@ -508,6 +508,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     memset(E, 0, sizeof *E);
     E->device_lacks = opt ? opt->device_lacks : 0;
     E->defer_unsupported = opt && opt->defer_unsupported;
+    E->fp_atomics_native = opt && opt->fp_atomics_native && t->family == TARGET_AMDGPU;
     E->m = m;
     E->t = t;
     E->d = d;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# check_object.sh P2N READELF OBJDUMP ARCH PTX [golden]
+# check_object.sh P2N READELF OBJDUMP ARCH PTX [golden [GOLDEN-FILE]]   ($P2N_FLAGS: extra compiler options)
 # Compiles PTX for ARCH and checks the HSA code object: ET_DYN, OS/ABI AMDGPU-HSA, every kernel has a FUNC
 # symbol and a .kd, no undefined symbols, amdhsa.version [1,2], wavefront size 64 on gfx9 / 32 on gfx10+,
 # kernarg size >= the PTX parameter buffer. With `golden`: the disassembly is checked against PTX's .golden
@@ -8,7 +8,8 @@ set -eu
 P2N=$1 READELF=$2 OBJDUMP=$3 ARCH=$4 PTX=$5 MODE=${6:-}
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL [$ARCH $PTX]: $*" >&2; exit 1; }
-"$P2N" "$PTX" --offload-arch="$ARCH" -o "$T/k.co" || fail "compile"
+# shellcheck disable=SC2086 # P2N_FLAGS is a list of options
+"$P2N" "$PTX" --offload-arch="$ARCH" ${P2N_FLAGS:-} -o "$T/k.co" || fail "compile"
 "$READELF" -h --notes -s "$T/k.co" > "$T/re.txt"
 grep -q 'Type: *DYN' "$T/re.txt" || fail "not ET_DYN"
 grep -q 'OS/ABI: *AMDGPU - HSA' "$T/re.txt" || fail "OS/ABI"
@@ -32,7 +33,7 @@ if [ "$MODE" = golden ]; then
     k != "" && /^\t/ { sub(/^\t/, ""); sub(/[ \t]*\/\/.*$/, ""); if ($1 != "s_nop" && $1 != "s_code_end") print k "\t" $0 }' > "$T/dis.txt"
   # PTX.golden lines: ARCH-GLOB KERNEL +|- ERE. "+": some instruction of KERNEL (* = any) matches ERE, "-": none.
   # KERNEL notes:NAME: a line of kernel NAME's metadata (code-object notes) instead of its instructions.
-  G=${PTX%.ptx}.golden
+  G=${7:-${PTX%.ptx}.golden}
   [ -f "$G" ] || fail "no golden file $G"
   n=0
   while read -r glob kern sign re; do
