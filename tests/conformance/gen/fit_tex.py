@@ -14,16 +14,14 @@ four result words reproduce bit for bit. The model is what targets/llvm/emit_tex
     w11 = round(wx wy / 256), w00 = round((256 - wx)(256 - wy) / 256). Rejected: per-dimension lerps (fma or not),
     the exact products (2D 91/97 f16 lanes), each product rounded on its own, other split orders (3D <= 233/256);
   * 8/16-bit normalised data: the exact weighted sum of the stored integers as a 16-bit unorm (x 65535) or snorm
-    (x 32767) rounded half up, then / 65535 or / 32767 in f32 (s8: 490/512 lanes, the rest one step off);
-    s8 findings (2026-12-02): every recorded s8 result is exactly k / 32767 and k depends on P = sum(w v) only (575
-    sums reached by different texel/weight pairs all agree; k is monotone in P), -128 counts as -128/127 in the
-    sum (clamped after); but no rounding of an affine function of P fits (best: 0.087 short), nor a per-texel
-    decode: filt_1d_s8x2 lanes 61-64 (-127 next to 0, weight on 0 of 116..128) give -128 (256 - w) for w < 128 and
-    -16383 at w = 128, while 127 next to 0 gives 128 w - 1 for w = 116..128 and 128 w for w = 112; tried and
-    rejected: decodes to 2^7..2^25 or 32767/32768 x 2^j grids (floor, trunc, nearest, ceil) followed by any
-    floor(a X + b); bit replication (v * 258 + v >> 6, with floor shifts, sign-magnitude or not); two-stage
-    roundings of P / 32512 to 2^8..2^25 then to 16-bit; m-bit float products with a rounded 1/127 or 1/32512.
-    pending/cases/tex/probe_s8_allp records k for every P (--s8-allp FILE checks a recording);
+    (x 32767) rounded half up, then / 65535 or / 32767 in f32; s8 instead: the sum P = sum(w v) (-128 counting
+    as -128/127, the result clamped to -1) becomes k = P + ((P >> 4) + (P >> 12) + 4) >> 3 (s8_snorm16, arithmetic
+    shifts; every lane of filt_1d_s8x2 and probe_s8_linear, where the exact rounding missed 26). How it was found:
+    every s8 result is exactly k / 32767 and k depends on P only (575 sums reached by different texel/weight pairs
+    agree) and is monotone in P, yet no rounding of an affine function of P fits and no per-texel decode can
+    (filt_1d_s8x2 lanes 61-64: -127 next to 0 gives -128 (256 - w) for w = 116..124 but -16383 at w = 128); a
+    search over k = (X + B1 (X >> s1) + B2 (X >> s2) + C) >> a, X = P << a, found this one function (four
+    spellings). pending/cases/tex/probe_s8_allp records k for every P (--s8-allp FILE checks a recording);
   * f16/f32 data: the corners that take part (no dimension weighs their side 0) truncated to a fixed point 4 bits
     below the ulp of the largest one, the exact weighted sum rounded to the format with ties away from zero (3..16
     extra bits and RNE tried: only 4 fits f16 and f32 both); NaN / infinities among them as IEEE; a zero sum is
@@ -39,7 +37,7 @@ four result words reproduce bit for bit. The model is what targets/llvm/emit_tex
 
 Usage: python3 gen/fit_tex.py [-v] [--srgb-bump] [--s8-allp FILE] [case...]   (-v prints the first mismatches of
 each case; --srgb-bump checks the sRGB filter candidate of blend_srgb_bump instead of the implemented one;
---s8-allp FILE compares a recording of pending/cases/tex/probe_s8_allp with the implemented s8 rule)
+--s8-allp FILE compares a recording of pending/cases/tex/probe_s8_allp with s8_snorm16)
 Exit status 0 when every modelled lookup of the given (default: all linear-filter) cases reproduces.
 """
 import math
@@ -514,7 +512,7 @@ LINEAR_CASES = ["addr_1d_linear_norm", "addr_1d_linear_unnorm", "addr_2d_linear_
 def check_s8_allp(path):
     """a recording of pending/cases/tex/probe_s8_allp: out_a[P + 32768] is the s16 k of the weighted sum P (0x8000:
     the result was not k / 32767); out_b / out_c reach P from other texel pairs. Prints where k differs from the
-    implemented rule (exact sum, half up) and whether k depends on P only. Returns the number of differences."""
+    implemented rule (s8_snorm16) and whether k depends on P only. Returns the number of differences."""
     out, cur = {}, None
     for line in open(path):
         if line.startswith("buffer "):
@@ -525,8 +523,10 @@ def check_s8_allp(path):
                 out[cur] += bytes.fromhex(w)
     ks = {b: struct.unpack("<%dh" % (len(v) // 2), bytes(v)) for b, v in out.items()}
     a = ks["out_a"]
-    diff = [(i - 32768, a[i]) for i in range(len(a)) if a[i] != max(rhu(Fraction((i - 32768) * 32767, 32512)), -32767)]
-    print(f"out_a: {len(diff)} of {len(a)} sums differ from the implemented rule; first: {diff[:12]}")
+    diff = [(i - 32768, a[i]) for i in range(len(a)) if a[i] != max(s8_snorm16(i - 32768), -32767)]
+    exact = sum(1 for i in range(len(a)) if a[i] != max(rhu(Fraction((i - 32768) * 32767, 32512)), -32767))
+    print(f"out_a: {len(diff)} of {len(a)} sums differ from s8_snorm16 (first: {diff[:12]}), {exact} from the exact"
+          " rounding (s8_snorm16 predicts 3824)")
     for name, top in (("out_b", 79), ("out_c", -49)):
         b = ks[name]
         bad = sum(1 for i in range(len(b)) if b[i] != a[256 * (top - (i >> 8)) - (i & 255) + 32768])
