@@ -480,6 +480,10 @@ static uint32_t m_filter(const model *t, const uint32_t v[4], const int w[4], co
         double s = 0;
         for (int m = 0; m < 4; m++) s += (double)(int32_t)v[m] * w[m];
         float f = (float)(floor(s * q / (256.0 * den) + 0.5) / q);
+        if (d->format == 8) { /* s8: P (1 + 2^-7 + 2^-15), the correction floored to 1/8, half up (recorded) */
+            double k = s + floor((floor(s / 16) + floor(s / 4096) + 4) / 8);
+            f = (float)(k < -32767 ? -32767 : k) / 32767.0f;
+        }
         return fbits(f < -1.0f ? -1.0f : f);
     }
     int mant = d->format == 0x10 ? 11 : 24, emin = d->format == 0x10 ? -14 : -126;
