@@ -115,6 +115,12 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
     j->popt.recursion_stack = rs ? (unsigned)strtoul(rs, NULL, 10)
                             : lim > 16384 ? (unsigned)(lim < (1u << 30) ? lim : (1u << 30)) : 0;
     j->popt.defer_unsupported = p2n_drv.dev.defer_unsupported;
+    /* $P2N_FP_ATOMICS=native: the device's float atomic add for atom/red.add.f32 on global memory (AMDGPU; see
+     * ptx2native --fp-atomics), for JIT-compiled modules only: precompiled code keeps what it was built with */
+    const char *fa = getenv("P2N_FP_ATOMICS");
+    j->popt.fp_atomics_native = fa && strcmp(fa, "native") == 0;
+    if (fa && *fa && strcmp(fa, "native") != 0 && strcmp(fa, "exact") != 0)
+        fprintf(stderr, "libcuda (ptx2native): P2N_FP_ATOMICS: unknown value '%s' (exact, native)\n", fa);
     if (n == 0)
         return CUDA_SUCCESS;
     if (!opts || !vals)
