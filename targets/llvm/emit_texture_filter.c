@@ -18,6 +18,11 @@
  *    subnormals as values); NaN when one of them is NaN or they hold
  *    both infinities, else an infinity among them (filt_2d_f16x1: a NaN whose rounded weight is 0 gives NaN).
  *  - integers read as integers (create_{u8,s32}_integer_filter_linear): floor of the exact weighted sum / 256.
+ *  - sRGB colour channels (fit_tex.py blend_srgb: every lane of fmt_srgb, probe_srgb_linear, probe_srgb_allpairs):
+ *    the decoded values (bfloat16, the point-sampling table) are truncated to a fixed point with 8 bits at the
+ *    exponent G of the largest one's group of 8 codes (G = the exponent of the decoded value of code | 7; the
+ *    codes of a group share one exponent in the sampler: e.g. 64..70, below 2^-4, count as 2^-4 like 71), the
+ *    exact weighted sum is rounded to 11 significant bits, ties away from zero (filter_srgb).
  * Integer arithmetic only (i32/i64), so every target (host, AMDGPU, SPIR-V) computes the same bits.
  */
 #include "emit_texture_filter.h"
@@ -192,6 +197,36 @@ static LLVMValueRef filter_float(emit_ctx *E, LLVMValueRef kind, LLVMValueRef *v
     return sel(E, nanres, sel(E, half, c32(E, 0x7fffe000u), c32(E, 0x7fffffffu)), bits);
 }
 
+/* sRGB colour channels (TEX_FK_SRGB, header comment): v[m] = the decoded bfloat16 value's bits | the biased
+ * exponent G of its code's group of 8 (bits 0-7). With G the largest one among the corners that take part, each
+ * value becomes q = floor(value / 2^(G - 134)) (at most 255), s = sum(q w) (< 2^16), and the result
+ * s * 2^(G - 142) rounded to 11 significant bits, ties away from zero: always a normal f32 (G >= 118) */
+static LLVMValueRef filter_srgb(emit_ctx *E, LLVMValueRef *v, LLVMValueRef *w, LLVMValueRef part) {
+    LLVMValueRef g = c32(E, 0), s = c32(E, 0);
+    for (unsigned m = 0; m < 8; m++) {
+        LLVMValueRef used = icmp(E, LLVMIntNE, LLVMBuildAnd(BLD, part, c32(E, 1u << m), ""), c32(E, 0));
+        g = smax(E, g, sel(E, used, LLVMBuildAnd(BLD, v[m], c32(E, 0xff), ""), c32(E, 0)));
+    }
+    for (unsigned m = 0; m < 8; m++) {
+        /* value / 2^(G - 134) = sig24 * 2^(e - G - 16): e <= G (a value's own exponent is at most its group's) */
+        LLVMValueRef e = LLVMBuildLShr(BLD, v[m], c32(E, 23), "");
+        LLVMValueRef sig = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, v[m], c32(E, 0x7f0000), ""), c32(E, 0x800000), "");
+        LLVMValueRef sh = add(E, sub(E, g, e), c32(E, 16));
+        LLVMValueRef q = LLVMBuildLShr(BLD, sig, smin(E, sh, c32(E, 31)), "");
+        q = sel(E, icmp(E, LLVMIntEQ, e, c32(E, 0)), c32(E, 0), q); /* code 0: +0.0 */
+        s = add(E, s, mul(E, q, w[m]));
+    }
+    LLVMTypeRef i32 = E->i32;
+    LLVMValueRef ctl[2] = {s, ci(E->i1, 0)};
+    LLVMValueRef nb = sub(E, c32(E, 32), intrin(E, "llvm.ctlz", &i32, 1, ctl, 2));
+    LLVMValueRef shift = smax(E, sub(E, nb, c32(E, 11)), c32(E, 0));
+    LLVMValueRef half = LLVMBuildLShr(BLD, LLVMBuildShl(BLD, c32(E, 1), shift, ""), c32(E, 1), "");
+    LLVMValueRef mv = LLVMBuildLShr(BLD, add(E, s, half), shift, "");
+    LLVMValueRef r = LLVMBuildFMul(BLD, LLVMBuildUIToFP(BLD, mv, E->f32, ""),
+                                   pow2(E, add(E, sub(E, g, c32(E, 142)), shift)), "");
+    return sel(E, icmp(E, LLVMIntEQ, s, c32(E, 0)), c32(E, 0), LLVMBuildBitCast(BLD, r, E->i32, ""));
+}
+
 LLVMValueRef tex_filter_fn(emit_ctx *E) {
     static const char name[] = "__p2n_tex_filter";
     LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
@@ -206,6 +241,11 @@ LLVMValueRef tex_filter_fn(emit_ctx *E) {
         w[m] = LLVMBuildExtractElement(BLD, LLVMGetParam(fn, 2), c32(E, m), "");
     }
     LLVMBasicBlockRef fb = new_bb(E, "float"), nb = new_bb(E, "norm"), ib = new_bb(E, "int"), rest = new_bb(E, "notint");
+    LLVMBasicBlockRef sb = new_bb(E, "srgb"), other = new_bb(E, "notsrgb");
+    LLVMBuildCondBr(BLD, icmp(E, LLVMIntEQ, kind, c32(E, TEX_FK_SRGB)), sb, other);
+    LLVMPositionBuilderAtEnd(BLD, sb);
+    LLVMBuildRet(BLD, filter_srgb(E, v, w, LLVMGetParam(fn, 3)));
+    LLVMPositionBuilderAtEnd(BLD, other);
     LLVMBuildCondBr(BLD, icmp(E, LLVMIntUGE, kind, c32(E, TEX_FK_INT_S)), ib, rest);
     LLVMPositionBuilderAtEnd(BLD, ib);
     LLVMBuildRet(BLD, filter_int(E, kind, v, w));

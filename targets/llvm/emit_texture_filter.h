@@ -14,6 +14,7 @@ enum {
     TEX_FK_F32 = 5,
     TEX_FK_INT_S = 6, /* integers read as integers: sign-extended */
     TEX_FK_INT_U = 7, /* u32 */
+    TEX_FK_SRGB = 8,  /* sRGB colour channels: decoded bfloat16 bits | biased exponent of the code's group (low 8) */
 };
 
 /* a helper function body of its own (E->B and E->cur point at it until tex_helper_end) */

@@ -129,7 +129,14 @@ static LLVMValueRef decode(emit_ctx *E, LLVMValueRef raw, LLVMValueRef bpc, LLVM
         LLVMValueRef idx[2] = {c64(E, 0), LLVMBuildZExt(BLD, LLVMBuildAnd(BLD, raw, c32(E, 0xff), ""), E->i64, "")};
         LLVMValueRef p = LLVMBuildGEP2(BLD, LLVMGlobalGetValueType(g), g, idx, 2, "");
         nf = sel(E, srgb, LLVMBuildLoad2(BLD, E->f32, p, ""), nf);
-        if (ints) ext = sel(E, srgb, LLVMBuildBitCast(BLD, nf, E->i32, ""), ext);
+        if (ints) { /* for the filter (TEX_FK_SRGB): the bfloat16 value's bits with, in the low 8 bits (zero in a
+                     * bfloat16), the biased exponent of the decoded value of code | 7 (the last of its group of 8) */
+            idx[1] = LLVMBuildOr(BLD, idx[1], c64(E, 7), "");
+            LLVMValueRef pt = LLVMBuildGEP2(BLD, LLVMGlobalGetValueType(g), g, idx, 2, "");
+            LLVMValueRef top = LLVMBuildBitCast(BLD, LLVMBuildLoad2(BLD, E->f32, pt, ""), E->i32, "");
+            LLVMValueRef gexp = LLVMBuildLShr(BLD, top, c32(E, 23), "");
+            ext = sel(E, srgb, LLVMBuildOr(BLD, LLVMBuildBitCast(BLD, nf, E->i32, ""), gexp, ""), ext);
+        }
     }
     LLVMValueRef nbits = LLVMBuildBitCast(BLD, nf, E->i32, "");
     LLVMValueRef v = ints ? ext : sel(E, promotes(E, fmt, flags), nbits, ext);
@@ -313,7 +320,7 @@ static LLVMValueRef tex_weight(emit_ctx *E, LLVMValueRef frac, LLVMValueRef j0, 
     return sel(E, LLVMBuildICmp(BLD, LLVMIntEQ, j0, j1, ""), c32(E, 0), w);
 }
 
-/* the filter's format of each channel (emit_texture_filter.h): sRGB colour channels are decoded floats */
+/* the filter's format of each channel (emit_texture_filter.h): sRGB colour channels have a filter of their own */
 static LLVMValueRef filter_kind(emit_ctx *E, LLVMValueRef fmt, LLVMValueRef flags, unsigned c) {
     LLVMValueRef k = sel(E, eq32(E, fmt, 0x02), c32(E, TEX_FK_UNORM16), c32(E, TEX_FK_UNORM8));
     k = sel(E, eq32(E, fmt, 0x08), c32(E, TEX_FK_SNORM8), k);
@@ -323,7 +330,7 @@ static LLVMValueRef filter_kind(emit_ctx *E, LLVMValueRef fmt, LLVMValueRef flag
     k = sel(E, eq32(E, fmt, 0x0a), c32(E, TEX_FK_INT_S), k);
     k = sel(E, eq32(E, fmt, 0x10), c32(E, TEX_FK_F16), k);
     k = sel(E, eq32(E, fmt, 0x20), c32(E, TEX_FK_F32), k);
-    if (c < 3) k = sel(E, and1(E, flag(E, flags, P2N_TEX_SRGB), eq32(E, fmt, 0x01)), c32(E, TEX_FK_F32), k);
+    if (c < 3) k = sel(E, and1(E, flag(E, flags, P2N_TEX_SRGB), eq32(E, fmt, 0x01)), c32(E, TEX_FK_SRGB), k);
     return k;
 }
 

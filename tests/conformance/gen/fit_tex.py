@@ -26,17 +26,26 @@ four result words reproduce bit for bit. The model is what targets/llvm/emit_tex
     below the ulp of the largest one, the exact weighted sum rounded to the format with ties away from zero (3..16
     extra bits and RNE tried: only 4 fits f16 and f32 both); NaN / infinities among them as IEEE; a zero sum is
     -0.0 when all of them have the sign bit (surface_tex_same_array); f32 subnormals are signed zeros;
-  * integers read as integers: floor(sum / 256); sRGB: the decoded values (bfloat16 precision, a table taken from
-    the point-sampled recordings) filtered as f32 data (fmt_srgb: 54/66 linear lookups, not exact yet).
+  * integers read as integers: floor(sum / 256);
+  * sRGB colour channels (blend_srgb; every lane of fmt_srgb, probe_srgb_linear and probe_srgb_allpairs): the u8
+    codes' decoded values (bfloat16, a table taken from the point-sampled recordings) truncated to multiples of
+    2^(G - 7), G the exponent of the decoded value of c | 7 for c the largest code among the corners that take
+    part (the 8 codes of a group share the exponent of the group's last one), the exact weighted sum rounded to
+    11 significant bits with ties away from zero (0 stays +0.0). How it was found (2026-12-02, H2, on
+    probe_srgb_allpairs: all 65536 ordered pairs at weights 179/77): every result has at most 11 significant bits;
+    channels 1 and 2 equal channel 0 at the same pair (no effect of the other channels or of the order of the
+    texels beyond the weights); with 8 truncated bits at lsb L = 2^(e - 7) or 2L (e the larger value's exponent)
+    every pair fits one of the two, and which one depends only on the larger code: 2L exactly for codes 32-33,
+    48-49, 64-70, 96-98, 136, 184-187, 248-254 = the codes below a binade start (34, 50, 71, 99, 137, 188, 255)
+    in the same group of 8. Rejected: the larger value's own exponent with a bump above significand 1.875 (H1:
+    4022/4029 lanes of the older cases, 4059/65536 of allpairs without the final rounding, 64394 with it); the
+    final rounding to even (63611 with the groups); with the bump: 12-bit results, 9-12 truncated bits (< 41000).
+    The old comment's 7 exceptions (fmt_srgb out_l 31-33 ch 1: code 67 in group 64-71; probe_srgb_linear out_p
+    268-271 ch 2: code 135 in group 128-135) follow from the groups. pending/cases/tex/probe_srgb_allpairs_2d
+    (every pair at weights 55/201, and 4 corners) checks it once recorded: ptx2native's CPU backend and this model
+    agree on all its 131072 lookups.
 
-  sRGB findings (2026-12-02): the 7 lanes the bump rule misses are fmt_srgb out_l 31-33 channel 1 (max 0x3d660000,
-    significand 1.80, yet its odd values lose their last bit as if bumped, like channel 2 of the same lanes) and
-    probe_srgb_linear out_p 268-271 channel 2 (0x3e5d0000 and max 0x3e780000, significand 1.94, summed exactly,
-    i.e. NOT bumped); among all lanes where bump or not changes the result these are the only exceptions, so the
-    rule is not a function of the largest value's significand (nor of the exact sRGB decode: 1796/4029 lanes).
-
-Usage: python3 gen/fit_tex.py [-v] [--srgb-bump] [--s8-allp FILE] [case...]   (-v prints the first mismatches of
-each case; --srgb-bump checks the sRGB filter candidate of blend_srgb_bump instead of the implemented one;
+Usage: python3 gen/fit_tex.py [-v] [--s8-allp FILE] [case...]   (-v prints the first mismatches of each case;
 --s8-allp FILE compares a recording of pending/cases/tex/probe_s8_allp with s8_snorm16)
 Exit status 0 when every modelled lookup of the given (default: all linear-filter) cases reproduces.
 """
@@ -170,6 +179,11 @@ def parse_out(name):
     return out
 
 
+# the fetch kernels of probe_srgb_allpairs (and pending/cases/tex/probe_srgb_allpairs_2d): coordinate offsets
+ALLPAIRS_READ = {"k_read": (0.5 + 77 / 256, 0.5), "k_read_x201": (0.5 + 201 / 256, 0.5),
+                 "k_read_2d": (0.5 + 77 / 256, 0.5 + 96 / 256)}
+
+
 def lookups(name):
     """[(tex, op, coords(4 floats), ex, recorded 4 words)] of every fetch launch of a case"""
     bufs, texs, launches, surfs = parse_case(name)
@@ -184,6 +198,21 @@ def lookups(name):
             for i in range(int(p[3][1], 0)):
                 x, y = struct.unpack("<2i", co[16 * i:16 * i + 8])
                 a["data"][y * pitch + x:y * pitch + x + 4] = vals[16 * i:16 * i + 4]
+            continue
+        if k == "k_fill":  # probe_srgb_allpairs: row a of the 512 x 256 u8x4 array, texel x, j = x >> 1
+            a = surfs[p[0][1]]
+            for y in range(256):
+                for x in range(512):
+                    j = x >> 1
+                    v = (j, y, 255 - j, j) if x & 1 else (y, j, y, 255 - y)
+                    a["data"][y * 2048 + 4 * x:y * 2048 + 4 * x + 4] = bytes(v)
+            continue
+        if k in ALLPAIRS_READ:  # probe_srgb_allpairs(_2d): lane 256 a + j at (2j + 0.5 + wx / 256, a + 0.5 + wy / 256)
+            tex, (dx, dy) = texs[p[0][1]], ALLPAIRS_READ[k]
+            for i in range(65536):
+                r = struct.unpack("<4I", bytes(out[p[1][1]][16 * i:16 * i + 16]))
+                c = (2 * (i & 255) + dx, (i >> 8) + dy, 0.0, 0.0)
+                res.append((tex, "k_tex_2d_v4_f32", c, 0.0, r, (p[1][1], i)))
             continue
         if not k.startswith("k_tex"):
             continue
@@ -361,19 +390,17 @@ def ulp_of(x, mant, emin):
 FLOATS = {"f16": (11, -14), "f32": (24, -126)}
 
 
-def blend_srgb_bump(vals, cw, part):
-    """sRGB candidate (--srgb-bump; not implemented, 4022 of 4029 lanes of fmt_srgb + probe_srgb_linear): the
-    bfloat16 values truncated to 8 significant bits at the largest one's exponent, one more when its significand
-    is above 1.875, summed exactly"""
-    used = [Fraction(vals[m]) for m in range(len(cw)) if part[m]]
-    mx = max(abs(v) for v in used)
-    if mx == 0:
-        return 0.0
-    lsb = ulp_of(mx, 8, -126)
-    if mx / (lsb * 128) > Fraction(15, 8):
-        lsb *= 2
-    s = sum(math.floor(Fraction(vals[m]) / lsb) * lsb * cw[m] for m in range(len(cw)) if part[m]) / 256
-    return float(round_float(s, 24, -126))
+def blend_srgb(codes, cw, part):
+    """sRGB colour channels (emit_texture_filter.c filter_srgb; every lane of fmt_srgb, probe_srgb_linear and
+    probe_srgb_allpairs): G = the exponent of the decoded value of (largest code among the corners that take
+    part) | 7, i.e. the codes of a group of 8 share the exponent of the group's last one; each decoded (bfloat16)
+    value truncated to 8 bits at G (a multiple of 2^(G - 7)); the exact weighted sum rounded to 11 significant
+    bits, ties away from zero"""
+    t = srgb_table()
+    used = [codes[m] for m in range(len(cw)) if part[m]]
+    lsb = ulp_of(Fraction(t[max(used) | 7]), 8, -126)
+    s = sum(math.floor(Fraction(t[codes[m]]) / lsb) * cw[m] for m in range(len(cw))) * lsb / 256
+    return float(round_float(s, 11, -126))
 
 
 def blend(tx, vals, cw, extra=4, zero_rule="allneg", part=None):
@@ -418,7 +445,6 @@ def blend(tx, vals, cw, extra=4, zero_rule="allneg", part=None):
 
 GEOMS = {"1d": 1, "2d": 2, "3d": 3}
 _SRGB = {}
-SRGB_BUMP = "--srgb-bump" in sys.argv
 
 
 def srgb_table():
@@ -463,13 +489,10 @@ def model(tx, kname, coords, **kw):
         if tx["integer"]:  # integers read as integers: floor(sum / 256)
             out.append((sum(v * w for v, w in zip(vals, cw)) >> 8) & 0xffffffff)
             continue
-        if tx["srgb"] and ch < 3:  # the decoded values, filtered as f32 data
+        if tx["srgb"] and ch < 3:  # the codes' decoded values in a fixed point of the largest one's group
             if any(v not in srgb_table() for v in vals):
                 return None
-            if SRGB_BUMP:
-                v = blend_srgb_bump([srgb_table()[v] for v in vals], cw, part)
-            else:
-                v = blend(dict(tx, fmt="f32"), [srgb_table()[v] for v in vals], cw, part=part, **kw)
+            v = blend_srgb(vals, cw, part)
         else:
             v = blend(tx, vals, cw, part=part, **kw)
         if v is None:
@@ -507,7 +530,7 @@ LINEAR_CASES = ["addr_1d_linear_norm", "addr_1d_linear_unnorm", "addr_2d_linear_
                 "filt_1d_weights", "filt_2d_f16x1", "filt_2d_f32", "filt_2d_f32x4", "filt_2d_s16x2", "filt_2d_u8x4",
                 "filt_3d_f32", "filt_norm_2d", "lod_level_grad_base", "pitch2d_f32", "pitch2d_u8x4",
                 "surface_tex_same_array", "create_s32_integer_filter_linear", "create_u8_integer_filter_linear",
-                "fmt_srgb", "probe_f32_special_linear", "probe_s8_linear", "probe_srgb_linear"]
+                "fmt_srgb", "probe_f32_special_linear", "probe_s8_linear", "probe_srgb_linear", "probe_srgb_allpairs"]
 
 def check_s8_allp(path):
     """a recording of pending/cases/tex/probe_s8_allp: out_a[P + 32768] is the s16 k of the weighted sum P (0x8000:
