@@ -112,13 +112,17 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-/* a fresh copy of the module for partition p; false (the partition's error set) if it cannot be made */
-static bool emit_copy_for(shared_work *w, llvm_early_workers *h, unsigned p, LLVMContextRef *C, LLVMModuleRef *M) {
-    if (!h->emit(h->ctx, C, M)) {
+/* Partition p on an early copy: C/M when M is not NULL (the worker's first copy), else a fresh one; records the
+ * thread CPU it took. */
+static void compile_copy(shared_work *w, llvm_early_workers *h, unsigned p, LLVMContextRef C, LLVMModuleRef M) {
+    double c0 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
+    if (M || h->emit(h->ctx, &C, &M)) {
+        LLVMSetDataLayout(M, w->datalayout);
+        compile_part(w, p, C, M);
+    } else {
         snprintf(w->jobs[p].err, sizeof w->jobs[p].err, "partition %u: the module could not be emitted again", p);
-        return false;
     }
-    return true;
+    w->jobs[p].cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c0;
 }
 
 /* An early worker: emits its copy while the caller emits the module, waits for the plan, then compiles
@@ -135,15 +139,8 @@ static void *early_main(void *arg) {
     while (!h->work && !h->stop) pthread_cond_wait(&h->cv, &h->mu);
     shared_work *w = h->work;
     pthread_mutex_unlock(&h->mu);
-    for (unsigned p; w && (p = atomic_fetch_add(&w->next, 1)) < w->plan->nparts;) {
-        double c1 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
-        if (have || emit_copy_for(w, h, p, &C, &M)) {
-            LLVMSetDataLayout(M, w->datalayout);
-            compile_part(w, p, C, M);
-        }
-        have = false;
-        w->jobs[p].cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c1;
-    }
+    for (unsigned p; w && (p = atomic_fetch_add(&w->next, 1)) < w->plan->nparts; have = false)
+        compile_copy(w, h, p, have ? C : NULL, have ? M : NULL);
     if (have) {
         LLVMDisposeModule(M);
         LLVMContextDispose(C);
@@ -326,16 +323,7 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
     compile_part(&w, 0, C, M);
     jobs[0].cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c0;
     if (early) {
-        for (unsigned p; (p = atomic_fetch_add(&w.next, 1)) < np;) {
-            double c1 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
-            LLVMContextRef Cp;
-            LLVMModuleRef Mp;
-            if (emit_copy_for(&w, early, p, &Cp, &Mp)) {
-                LLVMSetDataLayout(Mp, layout);
-                compile_part(&w, p, Cp, Mp);
-            }
-            jobs[p].cpu = cpu_now(CLOCK_THREAD_CPUTIME_ID) - c1;
-        }
+        for (unsigned p; (p = atomic_fetch_add(&w.next, 1)) < np;) compile_copy(&w, early, p, NULL, NULL);
         early_join(early);
     } else {
         worker(&w);
