@@ -72,6 +72,7 @@ typedef struct emit_ctx {
     LLVMValueRef tl_args[5];/* in a kernel body: tid.x, tid.y, tid.z, laneid, warpid arguments */
     LLVMValueRef tl_fiber;  /* in a kernel body: i1, true when called by the fiber entry (may yield) */
     LLVMValueRef ybud;      /* host: i32 alloca, the function's copy of ctx->yield_budget */
+    LLVMValueRef stalls;    /* SPIR-V without forward progress: i32 alloca, failed mbarrier polls (spirv_barrier.c) */
     bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
     unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
     bool defer_unsupported; /* p2n_options.defer_unsupported */

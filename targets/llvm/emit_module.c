@@ -273,6 +273,7 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(E->C, E->cur, "entry");
     LLVMPositionBuilderAtEnd(E->AB, entry);
     E->ybud = NULL;
+    E->stalls = NULL;
     if (f->is_entry && f->perf.n_reqnctapercluster) {
         /* no runtime launches clusters: every block is a cluster of one (emit_cluster.c), so a kernel that
          * requires more blocks per cluster cannot run (a deferred stub under --defer-unsupported) */

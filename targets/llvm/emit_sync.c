@@ -270,12 +270,6 @@ static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
     }
     case IR_OP_MBARRIER_TEST_WAIT:
     case IR_OP_MBARRIER_TRY_WAIT: {
-        /* test_wait is a poll: a kernel only uses it in a loop waiting for other threads' arrivals, which never
-         * come where work-items of a group run one after another (try_wait: the target's RT_YIELD hook) */
-        if (ins->op == IR_OP_MBARRIER_TEST_WAIT && (E->device_lacks & P2N_LACKS_FORWARD_PROGRESS)) {
-            emit_unsupported(E, "mbarrier.test_wait polling (the device gives no forward progress between work-items)");
-            return true;
-        }
         LLVMValueRef p = addr_of(E, &o[1], sp);
         LLVMValueRef cur = LLVMBuildLoad2(BLD, E->i64, p, "");
         LLVMSetOrdering(cur, LLVMAtomicOrderingAcquire);
@@ -285,7 +279,9 @@ static bool emit_mbarrier(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef want = ir_ins_has(ins, IR_M_PARITY) ? LLVMBuildTrunc(BLD, rd(E, &o[2], IR_T_U32), E->i1, "")
                                                          : LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, rd(E, &o[2], IR_T_B64), c64(E, 63), ""), E->i1, "");
         LLVMValueRef done = LLVMBuildICmp(BLD, LLVMIntNE, ph, want, "");
-        if (ins->op == IR_OP_MBARRIER_TRY_WAIT) {
+        /* test_wait is a poll, which a kernel repeats while other threads arrive: where work-items of a group
+         * run one after another the target counts the failed polls (RT_YIELD hook, spirv_barrier.c) */
+        if (ins->op == IR_OP_MBARRIER_TRY_WAIT || (E->device_lacks & P2N_LACKS_FORWARD_PROGRESS)) {
             /* not complete yet: let the other threads run before the caller polls again */
             LLVMBasicBlockRef y = new_bb(E, "mbyield"), c = new_bb(E, "mbcont");
             LLVMBuildCondBr(BLD, done, c, y);

@@ -98,14 +98,48 @@ bool spirv_barrier(emit_ctx *E, LLVMValueRef *a) {
     if (plain_barrier(E, a[1], a[2], arrive)) return false;
     const char *what = arrive ? "bar.arrive: a counting barrier"
                               : "barrier with a thread count or a bar.arrive partner: a counting barrier";
-    if (!lacks_progress(E, what) && spirv_needs_subgroups(E, what)) count_barrier(E, a[1], a[2], !arrive);
+    /* built on sub-group ballots, and waiters spin for other work-items: both needed (sub-groups named first) */
+    if (spirv_needs_subgroups(E, what) && !lacks_progress(E, what)) count_barrier(E, a[1], a[2], !arrive);
     return true;
 }
 
-/* RT_YIELD: nothing to do on a GPU; but mbarrier.try_wait's "not yet" path (emit_sync.c) means the caller spins
- * until other work-items arrive, which never happens on a device without forward progress: diagnosed there. */
+/* RT_YIELD: nothing to do on a GPU. On a device without forward progress (PoCL's CPU device runs a work-group's
+ * work-items one after another between barriers) it is also called on the "not yet" path of mbarrier.try_wait
+ * and test_wait (emit_sync.c): the caller polls until other work-items arrive, and there a failed poll succeeds
+ * later only if the arrivals are made by work-items that run before it. Such kernels are common (every thread
+ * arrives, then every thread waits; or thread 0 completes the phase and all wait), so they are not refused:
+ * failed polls are counted per work-item and call, and the STALL_POLLS-th ends the launch with "not supported"
+ * naming the wait, where the kernel would otherwise hang. On such a device nothing but the work-group's own
+ * work-items completes an mbarrier phase (bulk copies complete theirs synchronously, a cluster is one block),
+ * so a work-item that polled that often would poll forever. */
+enum { STALL_POLLS = 1 << 16 };
+
 void spirv_yield(emit_ctx *E) {
-    if (E->ins && E->ins->op == IR_OP_MBARRIER_TRY_WAIT) lacks_progress(E, "mbarrier.try_wait spin-wait");
+    if (!E->ins || (E->ins->op != IR_OP_MBARRIER_TRY_WAIT && E->ins->op != IR_OP_MBARRIER_TEST_WAIT)) return;
+    if (!(E->device_lacks & P2N_LACKS_FORWARD_PROGRESS)) return;
+    if (!E->stalls) {
+        E->stalls = LLVMBuildAlloca(E->AB, E->i32, "stalls");
+        LLVMBuildStore(E->AB, c32(E, 0), E->stalls);
+    }
+    LLVMValueRef n = LLVMBuildAdd(BLD, LLVMBuildLoad2(BLD, E->i32, E->stalls, ""), c32(E, 1), "");
+    LLVMBuildStore(BLD, n, E->stalls);
+    LLVMBasicBlockRef stop = new_bb(E, "stalled"), go = new_bb(E, "polling");
+    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntUGE, n, c32(E, STALL_POLLS), ""), stop, go);
+    LLVMPositionBuilderAtEnd(BLD, stop);
+    char msg[240];
+    snprintf(msg, sizeof msg, "mbarrier.%s at line %u waits for arrivals of work-items that run after it: the "
+             "device gives no forward progress between work-items", E->ins->op == IR_OP_MBARRIER_TRY_WAIT ?
+             "try_wait" : "test_wait", (unsigned)E->ins->line);
+    LLVMTypeRef at[6] = {E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(E->vd, at, 6, 0);
+    LLVMValueRef marker = LLVMGetNamedFunction(E->M, SPIRV_TRAP_MARKER);
+    if (!marker) marker = LLVMAddFunction(E->M, SPIRV_TRAP_MARKER, ft);
+    LLVMValueRef nul = LLVMConstNull(E->ptr);
+    LLVMValueRef a[6] = {E->ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.stalled"), nul,
+                         c32(E, 0), nul};
+    LLVMBuildCall2(BLD, ft, marker, a, 6, ""); /* spirv_trap.c: the work-item ends here */
+    LLVMBuildBr(BLD, go);
+    LLVMPositionBuilderAtEnd(BLD, go);
 }
 
 /* if (lane is the sub-group's first active lane) *w op= v */
@@ -124,7 +158,7 @@ static void leader_rmw(emit_ctx *E, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRM
  * reads any more) each warp takes its part back out, so the counter is 0 again for the next bar.red. */
 LLVMValueRef spirv_barrier_red_count(emit_ctx *E, LLVMValueRef *a) {
     const char *what = "barrier reduction with a thread count: a counting barrier";
-    if (lacks_progress(E, what) || !spirv_needs_subgroups(E, what)) return LLVMGetUndef(E->i32);
+    if (!spirv_needs_subgroups(E, what) || lacks_progress(E, what)) return LLVMGetUndef(E->i32);
     unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
     LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
     LLVMValueRef part = intrin(E, "llvm.ctpop", &E->i32, 1, (LLVMValueRef[]){spirv_sg_ballot(E, p)}, 1);
