@@ -14,6 +14,7 @@ typedef struct pass_options {
     int no_fmad;              /* --fmad=false recorded in a fatbin */
     p2n_diags *diags;         /* unsupported-PTX diagnostics name the instruction and its line */
     int generic_is_global;    /* the target's .global addresses are generic addresses (host) */
+    int lacks_forward_progress; /* P2N_LACKS_FORWARD_PROGRESS: work-items of a group run one after another */
 } pass_options;
 
 typedef bool (*pass_fn)(ir_module *m, const pass_options *opt);
@@ -30,6 +31,7 @@ bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_op
 /* ---- the passes (one per file) */
 bool pass_strip_debug(ir_module *m, const pass_options *opt);    /* drop .loc / .pragma pseudo-ops */
 bool pass_simplify_cvta(ir_module *m, const pass_options *opt);  /* cvta{.to}.global/.const/.param -> mov */
+bool pass_synchronize_wait_loops(ir_module *m, const pass_options *opt); /* mbarrier waits in step (no progress) */
 
 /* what the LLVM targets run before emission, in order */
 extern const pass_desc p2n_llvm_passes[];

@@ -243,7 +243,8 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
     }
     double t_pass = now_s();
     pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
-                       .generic_is_global = target->family == TARGET_HOST};
+                       .generic_is_global = target->family == TARGET_HOST,
+                       .lacks_forward_progress = (opt->device_lacks & P2N_LACKS_FORWARD_PROGRESS) != 0};
     bool internal = false;
     if (!run_passes(m, p2n_llvm_passes, p2n_llvm_npasses, &po, &internal)) {
         ir_module_free(m);

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
     free(src);
     int rc = 0;
     if (d.nerrors) { fputs(d.text ? d.text : "", stderr); rc = 1; goto out; }
-    pass_options po = {.warp_size = 32, .diags = &d, .generic_is_global = 1};
+    pass_options po = {.warp_size = 32, .diags = &d, .generic_is_global = 1, .lacks_forward_progress = 1};
     bool internal = false;
     if (!run_passes(m, pd, 1, &po, &internal)) { fputs(d.text ? d.text : "", stderr); rc = internal ? 2 : 1; goto out; }
     size_t len;
