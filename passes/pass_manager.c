@@ -28,6 +28,7 @@ bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_op
 const pass_desc p2n_llvm_passes[] = {
     {"strip_debug", pass_strip_debug},
     {"simplify_cvta", pass_simplify_cvta},
+    {"defer_early_exits", pass_defer_early_exits},
     {"synchronize_wait_loops", pass_synchronize_wait_loops},
 };
 const unsigned p2n_llvm_npasses = sizeof p2n_llvm_passes / sizeof p2n_llvm_passes[0];

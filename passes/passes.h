@@ -31,6 +31,7 @@ bool run_passes(ir_module *m, const pass_desc *passes, unsigned n, const pass_op
 /* ---- the passes (one per file) */
 bool pass_strip_debug(ir_module *m, const pass_options *opt);    /* drop .loc / .pragma pseudo-ops */
 bool pass_simplify_cvta(ir_module *m, const pass_options *opt);  /* cvta{.to}.global/.const/.param -> mov */
+bool pass_defer_early_exits(ir_module *m, const pass_options *opt);      /* exits before barriers (no progress) */
 bool pass_synchronize_wait_loops(ir_module *m, const pass_options *opt); /* mbarrier waits in step (no progress) */
 
 /* what the LLVM targets run before emission, in order */
