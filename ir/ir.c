@@ -380,6 +380,12 @@ uint32_t ir_add_label(ir_func *f, uint32_t name, uint32_t line, uint32_t col) {
     return f->nlabels++;
 }
 
+int32_t ir_label_block(const ir_func *f, uint32_t label) {
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        if (f->blocks[b].label == label + 1) return (int32_t)b;
+    return -1;
+}
+
 int ir_reg_name(const ir_module *m, const ir_func *f, uint32_t reg, char *buf, size_t n) {
     if (reg >= f->nregs) return snprintf(buf, n, "%%<bad-reg-%u>", reg);
     const ir_reg *r = &f->regs[reg];

@@ -351,6 +351,7 @@ ir_block *ir_add_block(ir_func *f, uint32_t label_plus1);
 ir_ins *ir_block_append(ir_block *b, const ir_ins *ins);
 uint32_t ir_add_regdecl(ir_func *f, const ir_regdecl *d); /* allocates its registers too */
 uint32_t ir_add_label(ir_func *f, uint32_t name, uint32_t line, uint32_t col);
+int32_t ir_label_block(const ir_func *f, uint32_t label); /* the block the label starts, -1 if none */
 ir_operand *ir_alloc_operands(ir_module *m, unsigned n);
 
 /* Register names for printing: "%r12" for element 12 of %r<N>. */

@@ -30,18 +30,12 @@ static bool returns_only(const ir_block *B) {
     return (t->op == IR_OP_RET || t->op == IR_OP_EXIT) && !t->guard;
 }
 
-static int32_t block_of_label(const ir_func *f, uint32_t label) {
-    for (uint32_t b = 0; b < f->nblocks; b++)
-        if (f->blocks[b].label == label + 1) return (int32_t)b;
-    return -1;
-}
-
 /* a guarded ret/exit, or a guarded branch to a block that only returns */
 static bool early_exit(const ir_func *f, const ir_ins *ins) {
     if (!ins->guard) return false;
     if (ins->op == IR_OP_RET || ins->op == IR_OP_EXIT) return true;
     if (ins->op != IR_OP_BRA || ins->nops < 1 || ins->ops[0].kind != IR_OPND_LABEL) return false;
-    int32_t t = block_of_label(f, ins->ops[0].id);
+    int32_t t = ir_label_block(f, ins->ops[0].id);
     return t >= 0 && returns_only(&f->blocks[t]);
 }
 
@@ -129,7 +123,7 @@ scanned:
             const ir_ins *ins = &f->blocks[b].ins[i];
             if (ins->op == IR_OP_BRX) return false;
             if (ins->op != IR_OP_BRA || ins->nops < 1 || ins->ops[0].kind != IR_OPND_LABEL) continue;
-            int32_t t = block_of_label(f, ins->ops[0].id);
+            int32_t t = ir_label_block(f, ins->ops[0].id);
             if (t < 0 || ((uint32_t)t > first && (uint32_t)t < end && !returns_only(&f->blocks[t]))) return false;
         }
 

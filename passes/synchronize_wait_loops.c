@@ -41,12 +41,6 @@ static bool is_pure(const ir_ins *ins) {
     }
 }
 
-static int32_t block_of_label(const ir_func *f, uint32_t label) {
-    for (uint32_t b = 0; b < f->nblocks; b++)
-        if (f->blocks[b].label == label + 1) return (int32_t)b;
-    return -1;
-}
-
 /* Successors of block b: branch targets and the fall-through; *exits: a ret/exit/call is in the block (a call
  * may run `exit` in the callee). Returns false on what the analysis does not model (brx). */
 static bool successors(const ir_func *f, uint32_t b, int32_t *succ, unsigned *n, bool *exits) {
@@ -60,7 +54,7 @@ static bool successors(const ir_func *f, uint32_t b, int32_t *succ, unsigned *n,
         case IR_OP_BRX: return false;
         case IR_OP_BRA: {
             if (ins->nops < 1 || ins->ops[0].kind != IR_OPND_LABEL) return false;
-            int32_t t = block_of_label(f, ins->ops[0].id);
+            int32_t t = ir_label_block(f, ins->ops[0].id);
             if (t < 0) return false;
             if (*n < 3) succ[(*n)++] = t;
             else return false;
