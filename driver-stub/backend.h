@@ -93,7 +93,8 @@ typedef struct p2n_backend_ops {
     void (*mem_free)(void *p);
     CUresult (*mem_host_alloc)(size_t size, void **out);   /* pinned host memory */
     void (*mem_host_free)(void *p);
-    /* copies/fills for backends without host_access (NULL when host_access = 1) */
+    /* copies/fills the backend does itself (required without host_access; level0 has them for module globals,
+     * which only the device reaches); NULL: the stub uses memcpy/memset */
     CUresult (*memcpy_htod)(uint64_t dst, const void *src, size_t n);
     CUresult (*memcpy_dtoh)(void *dst, uint64_t src, size_t n);
     CUresult (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t n);
