@@ -130,14 +130,12 @@ void spirv_yield(emit_ctx *E) {
     snprintf(msg, sizeof msg, "mbarrier.%s at line %u waits for arrivals of work-items that run after it: the "
              "device gives no forward progress between work-items", E->ins->op == IR_OP_MBARRIER_TRY_WAIT ?
              "try_wait" : "test_wait", (unsigned)E->ins->line);
-    LLVMTypeRef at[6] = {E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->ptr};
-    LLVMTypeRef ft = LLVMFunctionType(E->vd, at, 6, 0);
-    LLVMValueRef marker = LLVMGetNamedFunction(E->M, SPIRV_TRAP_MARKER);
-    if (!marker) marker = LLVMAddFunction(E->M, SPIRV_TRAP_MARKER, ft);
+    /* __assertfail with the "not supported" code, as deferred kernels report (defer_unsupported.c): the hook
+     * makes it the trap marker, and spirv_trap.c ends the work-item there */
     LLVMValueRef nul = LLVMConstNull(E->ptr);
-    LLVMValueRef a[6] = {E->ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.stalled"), nul,
-                         c32(E, 0), nul};
-    LLVMBuildCall2(BLD, ft, marker, a, 6, ""); /* spirv_trap.c: the work-item ends here */
+    LLVMValueRef a[6] = {E->ctx, device_cstr(E, msg, ".p2n.stalled"), nul, c32(E, 0), nul,
+                         c64(E, P2N_ASSERT_NOT_SUPPORTED)};
+    rt_call(E, RT_ASSERTFAIL, E->vd, a, 6);
     LLVMBuildBr(BLD, go);
     LLVMPositionBuilderAtEnd(BLD, go);
 }
