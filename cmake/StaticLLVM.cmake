@@ -66,10 +66,10 @@ if(P2N_STATIC_LLVM)
 
   # lld links the ~110 MB of archives in ~1 s where GNU ld takes ~7 s; every executable that calls the
   # compiler gets it. A private -B directory holding only `ld.lld`, so gcc finds nothing else there.
-  find_program(P2N_LLD_FOR_LINKING NAMES ld.lld-22 ld.lld HINTS ${LLVM_BIN_DIR})
-  if(P2N_LLD_FOR_LINKING)
+  # (LD_LLD: found once in targets/llvm/CMakeLists.txt, which also runs it for AMDGPU code objects)
+  if(LD_LLD)
     file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/lld-for-linking)
-    file(CREATE_LINK ${P2N_LLD_FOR_LINKING} ${CMAKE_BINARY_DIR}/lld-for-linking/ld.lld SYMBOLIC)
+    file(CREATE_LINK ${LD_LLD} ${CMAKE_BINARY_DIR}/lld-for-linking/ld.lld SYMBOLIC)
     set(P2N_LLVM_LINK_OPTIONS -fuse-ld=lld -B${CMAKE_BINARY_DIR}/lld-for-linking)
   endif()
 else()
