@@ -3,7 +3,7 @@
  *
  * An array is one block of backend device memory holding its texels in a linear layout we choose: rows tightly
  * packed (pitch = width * element bytes), slices (3D depth, layers, cubemap faces) one after another. The
- * texture descriptor (targets/texture_desc.h) carries base/pitch/slice_pitch, so kernels need nothing else, and
+ * texture descriptor (abi/texture_desc.h) carries base/pitch/slice_pitch, so kernels need nothing else, and
  * cuMemcpyHtoA-style byte offsets are plain offsets into that block.
  */
 #ifndef P2N_DRIVER_ARRAY_H

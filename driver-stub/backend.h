@@ -74,7 +74,7 @@ typedef struct p2n_bk_launch {
     const void *params;              /* packed as p2n_bk_kernel_info says */
     void (*printf_sink)(void *user, const char *text, size_t len);
     void *printf_user;
-    uint32_t launch_flags;           /* P2N_LAUNCH_* (cpu/host_abi.h): P2N_LAUNCH_CLUSTER for a cluster launch; the
+    uint32_t launch_flags;           /* P2N_LAUNCH_* (abi/host_abi.h): P2N_LAUNCH_CLUSTER for a cluster launch; the
                                       * kernels read it (ctx launch_flags; SPIR-V: error record SPIRV_REC_LAUNCH_OFF) */
 } p2n_bk_launch;
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/host_abi.h" /* P2N_LAUNCH_* */
+#include "host_abi.h" /* P2N_LAUNCH_* */
 #include "internal.h"
 
 static int is_sticky(CUresult r)

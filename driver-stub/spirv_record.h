@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "cuda_types.h"
-#include "spirv/spirv_meta.h"
+#include "spirv_meta.h"
 
 /* copies n bytes of device memory at src to dst (the strings an assert names live in module globals) */
 typedef CUresult (*p2n_rec_read_fn)(void *dst, uint64_t src, size_t n);

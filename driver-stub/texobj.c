@@ -1,7 +1,7 @@
 /* texobj.c — texture and surface objects: cuTexObjectCreate/Destroy/Get*Desc, cuSurfObjectCreate/Destroy/
  * GetResourceDesc.
  *
- * A CUtexObject / CUsurfObject is the device address of a 128-byte p2n_tex_desc (targets/texture_desc.h, the
+ * A CUtexObject / CUsurfObject is the device address of a 128-byte p2n_tex_desc (abi/texture_desc.h, the
  * contract with the compiler's texture emission) that this file builds once, in backend device memory, at
  * creation. The host keeps the descriptors the application passed, for the Get*Desc queries, in a list that
  * context destruction empties.

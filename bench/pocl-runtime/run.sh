@@ -19,7 +19,7 @@ POCL_DIR="${POCL_DIR:-$HOME/.cache/ptx2native/pocl-3.1-spirv}"
 
 "$NVCC" -arch=sm_80 -ptx "$here/kernels.cu" -o "$out/kernels.ptx"
 "$P2N" "$out/kernels.ptx" --offload-arch=spirv64 -o "$out/kernels.spv"
-cc -O2 -std=c17 -Wall -I"$root/targets/spirv" "$here/bench.c" "$root/targets/spirv/spirv_null_fix.c" \
+cc -O2 -std=c17 -Wall -I"$root/abi" "$here/bench.c" "$root/abi/spirv_null_fix.c" \
    -o "$out/bench" -lOpenCL -lm
 echo "load: $(uptime)"
 OCL_ICD_VENDORS="$POCL_DIR/icd" POCL_CACHE_DIR="$out/pocl-cache" "$out/bench" "$out/kernels.spv" "$here/kernels.cl" "$@"

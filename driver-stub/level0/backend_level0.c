@@ -17,7 +17,7 @@
 
 #include "../backend.h"
 #include "../spirv_record.h"
-#include "spirv/spirv_meta.h"
+#include "spirv_meta.h"
 #include "ptx2native.h"
 
 #define ZEFNS(X)                                                                                                  \

@@ -15,8 +15,8 @@
 
 #include "../backend.h"
 #include "../spirv_record.h"
-#include "spirv/spirv_null_fix.h"
-#include "spirv/spirv_meta.h"
+#include "spirv_null_fix.h"
+#include "spirv_meta.h"
 #include "ptx2native.h"
 
 #define CLFNS(X)                                                                                                  \

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD (E->B)
 

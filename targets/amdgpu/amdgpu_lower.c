@@ -1,7 +1,7 @@
 /* amdgpu_lower.c — the host-model LLVM module emit_module produced -> an AMDGPU (HSA, COV5) module.
  *
  * emit_module builds every kernel as `void body(ptr params, ptr ctx)` reading ids and sizes from the
- * p2n_thread_ctx (driver-stub/cpu/host_abi.h) and describes the kernels in the host descriptor
+ * p2n_thread_ctx (abi/host_abi.h) and describes the kernels in the host descriptor
  * `__p2n_module`. Here each kernel gets an `amdgpu_kernel` wrapper whose explicit arguments ARE the PTX
  * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx with the shared-memory
  * window and calls the (always inlined) body; special registers do not go through ctx on AMDGPU (intrinsics in
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void) {

@@ -8,7 +8,7 @@
  * ds_bpermute is only ever pointed at participating (hence active) lanes: reading an inactive lane yields 0. */
 #include "amdgpu_internal.h"
 #include "emit_lanes.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #include <stdlib.h>
 #include <string.h>

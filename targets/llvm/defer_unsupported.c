@@ -25,7 +25,7 @@
 
 #include "emit.h"
 #include "../spirv/spirv_target.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 typedef struct defer_fn {
     char *text;            /* the diagnostic, NULL = supported */

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "thread_loop.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 static void fn_attr(emit_ctx *E, LLVMValueRef fn, unsigned idx, const char *name) {
     unsigned k = LLVMGetEnumAttributeKindForName(name, strlen(name));

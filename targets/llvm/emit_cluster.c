@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD E->B
 

@@ -4,7 +4,7 @@
 
 #include "emit.h"
 #include "thread_loop.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
 

@@ -29,7 +29,7 @@ void lanes_count_barrier(emit_ctx *E, const lane_ops *L, LLVMValueRef id, LLVMVa
 /* ldmatrix/stmatrix/mma.sync/wmma kinds (P2N_MX_*, host_abi.h) on the lane's io block of emit_matrix.c; false for
  * a kind or shape without a lowering (emit_lanes_matrix.c) */
 bool lanes_warp_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
-/* the generic forms of driver-stub/cpu/mx_forms.h (emit_lanes_mma.c); false for another kind */
+/* the generic forms of abi/mx_forms.h (emit_lanes_mma.c); false for another kind */
 bool lanes_mma_generic(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io);
 /* the tensor-core (HMMA) f32 result c + sum a[k] b[k] (f32 values) -> f32 bits; emin: the inputs' least exponent
  * (mx_forms.h P2N_TC_EMIN_*; emit_lanes_mma.c) */

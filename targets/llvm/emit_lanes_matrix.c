@@ -6,8 +6,8 @@
  * the lanes holding its rows of A and columns of B by lane reads and computes its own outputs. f16 dot products:
  * the tensor-core sum of lanes_tc_dot_f32, as the CPU runtime forms it (in f64 and i64, so a module with f16 mma
  * needs Float64 on SPIR-V). The lane's io block is the one emit_matrix.c builds (address in words 0-1, fragments after). */
-#include "../../driver-stub/cpu/host_abi.h"
-#include "../../driver-stub/cpu/mx_forms.h"
+#include "host_abi.h"
+#include "mx_forms.h"
 #include "emit_lanes.h"
 
 #define BLD E->B

@@ -1,4 +1,4 @@
-/* emit_lanes_mma.c — the generic warp-matrix forms (driver-stub/cpu/mx_forms.h) on the lane primitives of
+/* emit_lanes_mma.c — the generic warp-matrix forms (abi/mx_forms.h) on the lane primitives of
  * emit_lanes.h, bit-exact with the CPU runtime (driver-stub/cpu/cpu_mma.c, whose header states the arithmetic):
  *   mma:  every lane gathers the whole A and B of the warp into private arrays (a loop over the 32 source lanes,
  *         one lane read per fragment word, the element positions from the fragment layout of that lane), then
@@ -8,7 +8,7 @@
  *   mma.sp: the compressed A (raw) and the metadata words of all lanes gathered the same way, then expanded into
  *         the dense A (a loop over its elements, mx_forms.h) and the dense product computed as for mma.
  * The layouts are the formulas of mx_forms.h, built here in IR for a lane number known at run time. */
-#include "../../driver-stub/cpu/mx_forms.h"
+#include "mx_forms.h"
 #include "emit_lanes.h"
 
 #define BLD E->B

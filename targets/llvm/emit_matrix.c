@@ -3,7 +3,7 @@
  * runtime gathers the blocks of all lanes of the warp, computes per the PTX ISA fragment layouts and writes
  * every lane's results back into its block. */
 #include "emit.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD E->B
 

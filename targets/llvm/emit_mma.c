@@ -1,11 +1,11 @@
-/* emit_mma.c — the generic warp-matrix forms (driver-stub/cpu/mx_forms.h): recognises mma.sync and wmma.mma of
+/* emit_mma.c — the generic warp-matrix forms (abi/mx_forms.h): recognises mma.sync and wmma.mma of
  * every shape and type the PTX ISA lists for sm_70..sm_90 (except the quad-pair m8n8k4 .f16 form, and of fp8 only
  * m16n8k32 with .f32 accumulation), mma.sp{::ordered_metadata} of the same input types (fp8: .f32 only), the
  * wmma fragment loads and stores of those forms and movmatrix, and hands
  * them to the runtime's warp_matrix entry (host) or the target's lane lowering (emit_lanes_mma.c) as one op word
  * plus the lane's io block. The forms emit_matrix.c handles itself never reach here. */
 #include "emit.h"
-#include "../../driver-stub/cpu/mx_forms.h"
+#include "mx_forms.h"
 
 #define BLD E->B
 

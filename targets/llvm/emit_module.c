@@ -8,7 +8,7 @@
 #include "emit_atom.h"
 #include "../ptx2native.h"
 #include "thread_loop.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 /* ---------------------------------------------------------------- sizes and layouts */
 

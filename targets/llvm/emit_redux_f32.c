@@ -12,7 +12,7 @@
  * decodes to NaN is replaced by the canonical NaN 0x7fffffff. */
 #include "emit.h"
 #include "../ptx2native.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD E->B
 

@@ -1,4 +1,4 @@
-/* emit_surface.c — suld, sust, sured and suq on surface objects (descriptors of targets/texture_desc.h with
+/* emit_surface.c — suld, sust, sured and suq on surface objects (descriptors of abi/texture_desc.h with
  * P2N_TEX_IS_SURFACE), as plain loads, stores and atomics on the array's memory.
  *
  * PTX ISA "Surface Instructions": .b forms address x in BYTES (y rows, z slices or the layer), .p forms in
@@ -8,7 +8,7 @@
  */
 #include "emit_texture.h"
 #include "texture_desc.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD (E->B)
 

@@ -5,7 +5,7 @@
 #include "emit.h"
 #include "emit_atom.h"
 #include "../ptx2native.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 #define BLD E->B
 

@@ -1,7 +1,7 @@
 /* emit_texture.c — tex, tld4, txq and istypep on texture objects (bindless handles) and references, and what the
  * surface file shares: handle operands, descriptor checks, the trap path.
  *
- * A handle is a .u64 value, the device address of a p2n_tex_desc (targets/texture_desc.h). A .texref/.surfref
+ * A handle is a .u64 value, the device address of a p2n_tex_desc (abi/texture_desc.h). A .texref/.surfref
  * (the unified/independent modes of old toolchains; nvcc 12+ never emits them) holds such a handle, filled by the
  * driver stub; samplers of texmode_independent modules replace the sampler state (emit_texture_ref.c). A handle
  * that is not a descriptor of the right

@@ -1,7 +1,7 @@
 /* emit_texture.h — texture and surface instructions in the shared emission (tex tld4 txq istypep: emit_texture.c;
  * suld sust sured suq: emit_surface.c; sampling helpers: emit_texture_sample.c).
  *
- * A texture or surface object is the 64-bit device address of a p2n_tex_desc (targets/texture_desc.h). Every
+ * A texture or surface object is the 64-bit device address of a p2n_tex_desc (abi/texture_desc.h). Every
  * target reads it with ordinary loads and samples in software, so one implementation serves the host, AMDGPU and
  * SPIR-V and is tested bit for bit on the CPU against NVIDIA recordings. The sampling code is emitted once per
  * module as internal functions (`__p2n_tex_*`), not inlined at every instruction.

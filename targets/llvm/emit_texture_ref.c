@@ -3,7 +3,7 @@
  *
  * A module-scope `.global .texref` / `.surfref` is an 8-byte global (emit_module.c gives it storage like any
  * .global, so cuModuleGetGlobal finds it) that holds a texture / surface object handle, i.e. the device address
- * of a p2n_tex_desc (targets/texture_desc.h). The driver stub (driver-stub/texref.c) builds that object from the
+ * of a p2n_tex_desc (abi/texture_desc.h). The driver stub (driver-stub/texref.c) builds that object from the
  * state set with cuTexRefSet* / cuSurfRefSetArray and writes its handle there before a launch; an instruction
  * on the reference loads the handle and continues on the texture-object path. A `.param .texref/.surfref` of a
  * kernel is the same 64-bit handle, passed by the caller. A module .texref never bound holds 0 and reads zeros,

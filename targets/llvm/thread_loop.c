@@ -26,7 +26,7 @@
 #include <string.h>
 
 #include "thread_loop.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 
 enum { OP_SAFE, OP_SYNC, OP_UNSAFE };
 

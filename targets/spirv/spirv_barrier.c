@@ -5,7 +5,7 @@
  * PoCL's CPU device, P2N_LACKS_FORWARD_PROGRESS, does not: diagnosed there). */
 #include <stdio.h>
 
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 #include "spirv_collectives.h"
 #include "spirv_target.h"
 

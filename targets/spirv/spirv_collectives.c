@@ -5,7 +5,7 @@
  * membermask. Built from ballot and shuffle (spirv_hooks.c), so the same code serves 1.4 (KHR non-uniform ops)
  * and 1.2 (SPV_INTEL_subgroups). Loops below run over a set of lanes that is the same for the whole sub-group
  * (membermask is warp-uniform in PTX), so every lane executes the same number of ballots/shuffles. */
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 #include "spirv_collectives.h"
 #include "spirv_target.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "../llvm/emit.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 #include "spirv_target.h"
 #include "spirv_collectives.h"
 

@@ -4,7 +4,7 @@
  *   comgr_meta ARCH FILE.ptx...
  *
  * The expected kernel table comes from the host target: the same PTX compiled for `host` is dlopen()ed and its
- * `__p2n_module` descriptor (driver-stub/cpu/host_abi.h) lists every kernel with its parameter buffer size,
+ * `__p2n_module` descriptor (abi/host_abi.h) lists every kernel with its parameter buffer size,
  * static shared bytes and .maxntid/.reqntid. For the ARCH code object comgr must report: the ISA; no undefined
  * symbol; per kernel .name, .symbol = name.kd, explicit kernel arguments covering exactly the PTX parameter
  * buffer (hidden arguments may follow), .kernarg_segment_size >= it, .group_segment_fixed_size = 0 (no LDS
@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "ptx2native.h"
-#include "../../driver-stub/cpu/host_abi.h"
+#include "host_abi.h"
 #include "../tools/test_file.h"
 
 static int failures;

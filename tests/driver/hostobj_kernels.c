@@ -1,4 +1,4 @@
-/* hostobj_kernels.c — a host code object written by hand against driver-stub/cpu/host_abi.h (what
+/* hostobj_kernels.c — a host code object written by hand against abi/host_abi.h (what
  * `ptx2native --offload-arch=host` will emit), so the launch path of libcuda.so.1 (parameter packing, the
  * CPU backend, printf forwarding, trap → sticky LAUNCH_FAILED, globals) is tested before the compiler's host
  * target exists. Built as a shared object with no undefined symbols. */

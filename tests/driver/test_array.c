@@ -2,7 +2,7 @@
  * memcpy3d.c, texobj.c), without kernels: create/destroy/get-descriptor round trips, the validation CUDA does
  * (the error cases the H200 shows in tests/conformance/cases/tex/create_*), 2D/3D copies with pitches and
  * offsets between host, device, unified addresses and arrays, and the descriptor a texture/surface handle points
- * to (targets/texture_desc.h, read back through cuMemcpyDtoH). Objects left alive at the end are freed by
+ * to (abi/texture_desc.h, read back through cuMemcpyDtoH). Objects left alive at the end are freed by
  * cuCtxDestroy (the ASan build checks for leaks).
  */
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* test_mma_sp.c — mma.sp and mma.sp::ordered_metadata (sparse A + metadata) through libcuda.so.1, for every
  * form we lower (targets/llvm/emit_mma.c) and every defined sparsity selector. PTX is generated here, one module
  * per form, variant and selector; the fragment layouts, the metadata layout and the expansion of the compressed
- * A are written again here from the PTX ISA text (independently of driver-stub/cpu/mx_forms.h):
+ * A are written again here from the PTX ISA text (independently of abi/mx_forms.h):
  *   int:   small integers (floating forms: every product and sum exact) or raw random bits (integer forms), a
  *          random metadata nibble per row and chunk, the metadata lanes the selector does not name holding
  *          garbage: D computed exactly here (wrap-around or .satfinite clamp for the integer forms);

@@ -4,7 +4,7 @@
 Reads every recorded mma.sp case (cases/mma/mma_sp_*.case: buffers and the PTX instruction; expected/mma/*.out:
 D), rebuilds the compressed A, B and C from their fragments (PTX ISA "Matrix fragments for mma.m16n8kK"; the
 sparse A laid out as the dense A of K/2 columns), expands A with the metadata and checks D bit for bit against a
-model written here independently of the C code (driver-stub/cpu/mx_forms.h, cpu_mma.c):
+model written here independently of the C code (abi/mx_forms.h, cpu_mma.c):
 
   Sparsity works on 2:4 *units*: 16 bits for f16/bf16/tf32 (a tf32 element is two units), 8 bits for the 8-bit
   types and for pairs of 4-bit elements (the ISA's pair-wise 4:8). Chunk c (4 units) of a row has a nibble:

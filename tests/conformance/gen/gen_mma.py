@@ -300,7 +300,7 @@ _prng = random.Random(20261202)
 
 def frag_elems(m, n, k, t, x, mat):
     """the elements of matrix mat (x: 'a' m x k, 'b' k x n, 'c' m x n) in buffer order: lane l's fragment
-    registers at l * (registers of the fragment), the PTX ISA mma.sync layouts (driver-stub/cpu/mx_forms.h)"""
+    registers at l * (registers of the fragment), the PTX ISA mma.sync layouts (abi/mx_forms.h)"""
     rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n)}[x]
     bits = BITS[t]
     P = 32 // bits if bits < 32 else 1

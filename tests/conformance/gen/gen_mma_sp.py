@@ -9,7 +9,7 @@ from A/B/C at l * (registers of the fragment), its metadata word from E[l], and 
 ISA fragment layouts; the sparse A is laid out as the dense A of K/2). Metadata: a random valid nibble (two
 distinct positions; ::ordered_metadata and the .tf32 forms only the meaningful ones) for every chunk in the lanes
 the sparsity selector names; the other lanes hold 0x44444444 ('int' cases: a valid pattern, wrong if read) or
-random garbage ('rand'). Where a nibble goes (driver-stub/cpu/mx_forms.h, fitted by gen/fit_mma_sp.py):
+random garbage ('rand'). Where a nibble goes (abi/mx_forms.h, fitted by gen/fit_mma_sp.py):
   16-bit units (f16, bf16, tf32): rows g and g + 8 in the half-words of one lane, 4 chunks each;
   8-bit units (8-bit types, 4-bit pairs): one row per lane, 8 chunks (T0 row g, T1 row g + 8, T2 T3 the next 8).
 Round 1 (28 cases, recorded on the H200 on 2026-12-01) wrote the 16-bit layout for every type, so for the 8-bit

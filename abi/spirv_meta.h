@@ -44,7 +44,7 @@ typedef struct spirv_module_meta {
  * counter the kernels increment. */
 enum { SPIRV_REC_BYTES = 128, SPIRV_REC_ERR_WORDS = 16, SPIRV_REC_TIME_OFF = 64, SPIRV_REC_CLOCK_OFF = 72,
        SPIRV_REC_HEAP_OFF = 80 /* u64: the device heap's address, written before each launch of a "p2n:heap" module */,
-       SPIRV_REC_LAUNCH_OFF = 88 /* u32: the launch's P2N_LAUNCH_* flags (driver-stub/cpu/host_abi.h), written before
+       SPIRV_REC_LAUNCH_OFF = 88 /* u32: the launch's P2N_LAUNCH_* flags (abi/host_abi.h), written before
                                   * each launch */ };
 /* The device heap (targets/spirv/spirv_heap.c): one buffer of SPIRV_HEAP_HDR + heap-size bytes, 128-aligned. The
  * runtime zeroes the header and sets the u64 at SPIRV_HEAP_BUMP to SPIRV_HEAP_HDR (next free byte) and the one at
