@@ -144,6 +144,14 @@ def main():
     files = sorted(glob.glob(os.path.join(src, 'tests/conformance/ptx/**/*.ptx'), recursive=True) +
                    glob.glob(os.path.join(src, 'tests/corpus/**/*.ptx'), recursive=True) +
                    glob.glob(os.path.join(src, 'examples/*.ptx')))
+    # CI's rotating share (scripts/test.sh): P2N_SHARE=K/N sweeps every N-th module from the K-th; list lines of
+    # the other modules are not judged (neither missing nor stale) in that run
+    sk, sn = (int(x) for x in (os.environ.get('P2N_SHARE', '0/1') if not write else '0/1').split('/'))
+    total = len(files)
+    files = files[sk::sn]
+    if sn > 1:
+        print('share %d of %d (P2N_SHARE): %d of %d modules' % (sk, sn, len(files), total))
+    swept = set(os.path.relpath(f, src) for f in files)
     tmp = tempfile.mkdtemp(prefix='p2n-spv-')
     jobs = [(a, e, f) for a, e in ARCHS for f in files]
     with cf.ThreadPoolExecutor(int(os.environ.get('JOBS', '2'))) as ex:
@@ -161,7 +169,7 @@ def main():
         if e not in listed:
             problems.append('NOT LISTED %s %s | %s' % e)
     for e in listed:
-        if e not in found:
+        if e not in found and e[1] in swept:
             problems.append('STALE (no longer diagnosed) %s %s | %s' % e)
     for a, _ in ARCHS:
         print('%s: valid %d, listed (unsupported/invalid) %d, failures %d' %
