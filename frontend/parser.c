@@ -1188,8 +1188,9 @@ static void parse_reg_decl(parser *p) {
         }
         if (is_punct(&p->tok, '<')) {
             next(p);
-            if (p->tok.kind != TK_INT || p->tok.u == 0 || p->tok.u > (1u << 24)) {
-                err(p, &p->tok, "expected a register count between 1 and %u", 1u << 24);
+            uint32_t most = (1u << 24) / (rd.vec ? rd.vec : 1); /* every vector component is a register */
+            if (p->tok.kind != TK_INT || p->tok.u == 0 || p->tok.u > most) {
+                err(p, &p->tok, "expected a register count between 1 and %u", most);
                 sync_stmt(p);
                 return;
             }
