@@ -811,6 +811,19 @@ static void parse_instruction(parser *p, uint32_t guard, uint8_t guard_neg) {
             next(p);
         }
     }
+    /* byte/half selectors (%r1.b0, %r2.h1) belong to the video instructions: elsewhere `%r.x` of a scalar
+     * register is a mistake ptxas refuses ("unknown video selector"), never something to compile */
+    if (!p->stmt_error && (ir_opcodes[op].name[0] != 'v' || op == IR_OP_VOTE)) {
+        for (unsigned i = 0; i < nops; i++) {
+            if (ops[i].kind != IR_OPND_REG || !ops[i].val) continue;
+            char sel[16], rn[64];
+            ir_sel_format(ops[i].val, sel, sizeof sel);
+            ir_reg_name(p->m, p->f, ops[i].id, rn, sizeof rn);
+            err(p, &head, "selector '%s' on register '%s' of '%s': only video instructions take selectors, and "
+                "only vector registers have components", sel, rn, info->name);
+            break;
+        }
+    }
     if (p->stmt_error) { sync_stmt(p); return; }
     if (!is_punct(&p->tok, ';')) {
         char b[64];
