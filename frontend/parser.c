@@ -51,6 +51,7 @@ typedef struct parser {
     uint32_t *touched_labels; /* string ids to clear at function end */
     uint32_t ntouched, cap_touched;
     bool stmt_error;          /* an error was reported in the current statement */
+    uint32_t n_reg_imm;       /* registers made for `%r + imm` operands (reg_plus_imm) */
     /* instructions of the open block collect here and move to the block, exactly sized, when it closes:
      * growing every block's vector by doubling cost more than the rest of the parser */
     ir_ins *scratch;
@@ -343,14 +344,19 @@ static bool resolve_name(parser *p, const token *t, ir_operand *o, bool want_lab
         fsym *s = prefix != UINT32_MAX ? fsym_get(p, prefix) : NULL;
         if (s && s->kind == SYM_REGRANGE) {
             uint32_t idx = (uint32_t)strtoul(t->text + t->len - digits, NULL, 10);
-            const ir_regdecl *rd = &p->f->regdecls[s->id];
-            if (idx >= rd->count) {
+            /* an inner `{ .reg .b32 %r<4>; }` shadows %r0..%r3 only: %r99 is still the outer %r<100>'s */
+            const fsym *in = s;
+            while (s && (s->kind != SYM_REGRANGE || idx >= p->f->regdecls[s->id].count))
+                s = s->prev ? &p->fsyms[s->prev - 1] : NULL;
+            if (!s) {
+                const ir_regdecl *rd = &p->f->regdecls[in->id];
                 err(p, t, "register '%.*s' is outside its declaration %s<%u>", (int)t->len, t->text,
                     ir_str(p->m, rd->name), rd->count);
                 return false;
             }
+            const ir_regdecl *rd = &p->f->regdecls[s->id];
             o->kind = IR_OPND_REG;
-            o->id = rd->first_reg + idx;
+            o->id = rd->first_reg + idx * (rd->vec ? rd->vec : 1);
             return true;
         }
     }
@@ -381,6 +387,12 @@ static bool parse_list(parser *p, ir_operand *o, ir_opnd_kind kind, int close, b
         for (;;) {
             if (n == 64) { err(p, &open, "too many elements in a list (at most 64)"); return false; }
             if (!parse_operand(p, &tmp[n], labels)) return false;
+            if (tmp[n].kind == IR_OPND_REG && is_punct(&p->tok, '+')) { /* ptxas refuses it here too */
+                err(p, &p->tok, "a register plus a constant is not accepted inside '%c%c'", open.text[0], close);
+                while (p->tok.kind != TK_EOF && !is_punct(&p->tok, close) && !is_punct(&p->tok, ';')) next(p);
+                if (is_punct(&p->tok, close)) next(p); /* resynchronise after the list, not inside it */
+                return false;
+            }
             n++;
             if (is_punct(&p->tok, '|') && n < 64) { /* a predicate appended to a texture result */
                 next(p);
@@ -476,6 +488,40 @@ static void reg_selector(parser *p, ir_operand *o) {
     }
 }
 
+/* After a register that names a vector register (`.reg .v4 .f32 %v;`), o->id is its .x component. `%v.y`
+ * (or `.r .g .b .a`) selects a component, which is a register of its own; the whole register stands for the
+ * brace list of its components ({%v.x, %v.y, ...}), the form every vector operand already has in the IR. */
+static bool vector_reg_operand(parser *p, ir_operand *o) {
+    if (o->kind != IR_OPND_REG || !p->f) return true;
+    const ir_regdecl *rd = &p->f->regdecls[p->f->regs[o->id].decl];
+    if (!rd->vec) return true;
+    if (p->tok.kind == TK_DOTWORD && p->tok.len == 1) {
+        static const char comps[] = "xyzwrgba";
+        const char *c = strchr(comps, p->tok.text[0]);
+        if (c) {
+            unsigned k = (unsigned)(c - comps) & 3u;
+            if (k >= rd->vec) { /* ptxas takes %v.z of a .v2 register without complaint; its meaning is unknown */
+                err(p, &p->tok, "vector register '%s' is a .v%u: it has no component '.%c'", ir_str(p->m, rd->name),
+                    rd->vec, *c);
+                return false;
+            }
+            o->id += k;
+            next(p);
+            return true;
+        }
+    }
+    if (o->flags) {
+        err(p, &p->tok, "a whole vector register cannot be negated; select a component such as '.x'");
+        return false;
+    }
+    ir_operand *e = ir_alloc_operands(p->m, rd->vec);
+    for (unsigned k = 0; k < rd->vec; k++) e[k] = (ir_operand){.kind = IR_OPND_REG, .id = o->id + k};
+    memset(o, 0, sizeof *o);
+    o->kind = IR_OPND_VEC;
+    ir_set_elems(o, e, rd->vec);
+    return true;
+}
+
 static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
     memset(o, 0, sizeof *o);
     token t = p->tok;
@@ -486,7 +532,8 @@ static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
         if (is_ident(&t, "WARP_SZ")) break; /* constant expression */
         next(p);
         if (!resolve_name(p, &t, o, want_label)) return false;
-        /* component / selector: %tid.x, %r1.b0, %v.x */
+        if (!vector_reg_operand(p, o)) return false;
+        /* component / selector: %tid.x, %r1.b0, %v.x.b0 */
         if (p->tok.kind == TK_DOTWORD && (o->kind == IR_OPND_SREG || o->kind == IR_OPND_REG)) {
             token w = p->tok;
             if (o->kind == IR_OPND_SREG) {
@@ -521,7 +568,7 @@ static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
             next(p);
             if (!resolve_name(p, &r, o, false)) return false;
             o->flags |= IR_OPNDF_NOT;
-            return true;
+            return vector_reg_operand(p, o);
         }
         if (t.punct == '-' && peek(p)->kind == TK_IDENT && !is_ident(peek(p), "WARP_SZ")) {
             next(p);
@@ -529,6 +576,7 @@ static bool parse_operand(parser *p, ir_operand *o, bool want_label) {
             next(p);
             if (!resolve_name(p, &r, o, false)) return false;
             o->flags |= IR_OPNDF_NEG;
+            if (!vector_reg_operand(p, o)) return false;
             if (o->kind == IR_OPND_REG && p->tok.kind == TK_DOTWORD) reg_selector(p, o); /* vmad -%r.b1 */
             return true;
         }
@@ -625,6 +673,66 @@ static void parse_call_operands(parser *p, ir_ins *ins, ir_operand *ops, unsigne
     (void)ins;
 }
 
+/* `%r + 4` as a source operand (ptxas accepts a register plus a constant in any source position, not inside
+ * braces): the value of the register plus the constant, in the register's width. The front end lowers it on
+ * the spot to `add.sN %__p2n_ro<k>, %r, 4;` into a fresh register declared just before the instruction, so
+ * nothing after the parser sees a new operand form and the printed IR is plain PTX that re-parses to itself.
+ * Destinations and non-integer registers are refused (ptxas wants a result register; it crashes on a float
+ * register plus a constant). */
+static bool reg_plus_imm(parser *p, ir_operand *o, bool is_dest, const token *head) {
+    token plus = p->tok;
+    ir_type ty = ir_reg_type(p->f, o->id);
+    unsigned bits = ir_type_bits[ty];
+    const char *tn = ir_type_names[ty];
+    if (is_dest) {
+        err(p, &plus, "a register plus a constant cannot be the destination of '%.*s'", (int)head->len, head->text);
+        return false;
+    }
+    if (o->val || o->flags || !((tn[0] == 'b' || tn[0] == 'u' || tn[0] == 's') && tn[1] >= '1' && tn[1] <= '9') || (bits != 16 && bits != 32 && bits != 64)) {
+        err(p, &plus, "a register plus a constant needs a 16-, 32- or 64-bit integer register without selector");
+        return false;
+    }
+    next(p);
+    int64_t v;
+    if (!parse_expr(p, &v, 0)) return false;
+    char name[40];
+    uint32_t nm;
+    do {
+        int l = snprintf(name, sizeof name, "%%__p2n_ro%u", p->n_reg_imm++);
+        nm = ir_intern(p->m, name, (size_t)l);
+    } while (fsym_get(p, nm));
+    ir_regdecl rd;
+    memset(&rd, 0, sizeof rd);
+    rd.name = nm;
+    rd.type = (uint8_t)ty;
+    uint32_t di = ir_add_regdecl(p->f, &rd);
+    uint32_t tmp = p->f->regdecls[di].first_reg;
+    fsym_declare(p, nm, SYM_REG, tmp);
+    ir_ins ins;
+    memset(&ins, 0, sizeof ins);
+    ins.op = IR_OP_DECL_REG;
+    ins.line = plus.line;
+    ins.nops = 1;
+    ins.ops = ir_alloc_operands(p->m, 1);
+    ins.ops[0].kind = IR_OPND_IMM;
+    ins.ops[0].id = di;
+    append_ins(p, &ins);
+    memset(&ins, 0, sizeof ins);
+    ins.op = IR_OP_ADD;
+    ins.line = plus.line;
+    ins.col = (uint16_t)(plus.col > 65535 ? 65535 : plus.col);
+    ins.nwords = 1;
+    ins.words[0] = IR_WORD(IR_W_TYPE, bits == 16 ? IR_T_S16 : bits == 32 ? IR_T_S32 : IR_T_S64);
+    ins.nops = 3;
+    ins.ops = ir_alloc_operands(p->m, 3);
+    ins.ops[0] = (ir_operand){.kind = IR_OPND_REG, .id = tmp};
+    ins.ops[1] = *o;
+    ins.ops[2] = (ir_operand){.kind = IR_OPND_IMM, .val = v};
+    append_ins(p, &ins);
+    o->id = tmp;
+    return true;
+}
+
 static void parse_instruction(parser *p, uint32_t guard, uint8_t guard_neg) {
     token head = p->tok;
     next(p);
@@ -690,6 +798,9 @@ static void parse_instruction(parser *p, uint32_t guard, uint8_t guard_neg) {
             if (nops == 16) { err(p, &p->tok, "too many operands"); break; }
             bool want_label = (info->flags & IR_OPF_BRANCH) && (op == IR_OP_BRA || nops == 1);
             if (!parse_operand(p, &ops[nops], want_label)) break;
+            if (ops[nops].kind == IR_OPND_REG && is_punct(&p->tok, '+') &&
+                !reg_plus_imm(p, &ops[nops], nops == 0 && op != IR_OP_BAR && op != IR_OP_BARRIER, &head))
+                break;
             nops++;
             if (is_punct(&p->tok, '|')) {
                 next(p);
@@ -698,6 +809,19 @@ static void parse_instruction(parser *p, uint32_t guard, uint8_t guard_neg) {
             }
             if (!is_punct(&p->tok, ',')) break;
             next(p);
+        }
+    }
+    /* byte/half selectors (%r1.b0, %r2.h1) belong to the video instructions: elsewhere `%r.x` of a scalar
+     * register is a mistake ptxas refuses ("unknown video selector"), never something to compile */
+    if (!p->stmt_error && (ir_opcodes[op].name[0] != 'v' || op == IR_OP_VOTE)) {
+        for (unsigned i = 0; i < nops; i++) {
+            if (ops[i].kind != IR_OPND_REG || !ops[i].val) continue;
+            char sel[16], rn[64];
+            ir_sel_format(ops[i].val, sel, sizeof sel);
+            ir_reg_name(p->m, p->f, ops[i].id, rn, sizeof rn);
+            err(p, &head, "selector '%s' on register '%s' of '%s': only video instructions take selectors, and "
+                "only vector registers have components", sel, rn, info->name);
+            break;
         }
     }
     if (p->stmt_error) { sync_stmt(p); return; }
@@ -1070,10 +1194,16 @@ static void parse_reg_decl(parser *p) {
         rd.name = intern_tok(p, &nt);
         rd.type = (uint8_t)h.type;
         rd.vec = h.vec;
+        if (rd.vec && (rd.vec > 4 || h.type == IR_T_PRED)) {
+            err(p, &nt, "vector registers are .v2 or .v4 of a non-predicate type");
+            sync_stmt(p);
+            return;
+        }
         if (is_punct(&p->tok, '<')) {
             next(p);
-            if (p->tok.kind != TK_INT || p->tok.u == 0 || p->tok.u > (1u << 24)) {
-                err(p, &p->tok, "expected a register count between 1 and %u", 1u << 24);
+            uint32_t most = (1u << 24) / (rd.vec ? rd.vec : 1); /* every vector component is a register */
+            if (p->tok.kind != TK_INT || p->tok.u == 0 || p->tok.u > most) {
+                err(p, &p->tok, "expected a register count between 1 and %u", most);
                 sync_stmt(p);
                 return;
             }
@@ -1527,8 +1657,8 @@ static void parse_version(parser *p) {
         err(p, &t, "expected a version such as 9.0 after .version");
         return;
     }
-    if (maj > 9 || (maj == 9 && min > 0) || maj < 1) {
-        diag_error(p->d, t.line, t.col, "PTX ISA version %u.%u is not supported (this compiler reads up to 9.0)", maj, min);
+    if (maj > 9 || (maj == 9 && min > 1) || maj < 1) {
+        diag_error(p->d, t.line, t.col, "PTX ISA version %u.%u is not supported (this compiler reads up to 9.1)", maj, min);
     }
     p->m->version_major = maj;
     p->m->version_minor = min;

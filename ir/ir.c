@@ -367,7 +367,7 @@ uint32_t ir_add_regdecl(ir_func *f, const ir_regdecl *d) {
     ir_regdecl *rd = &f->regdecls[idx];
     *rd = *d;
     rd->first_reg = f->nregs;
-    uint32_t n = d->count ? d->count : 1;
+    uint32_t n = (d->count ? d->count : 1) * (d->vec ? d->vec : 1); /* a vector register: one per component */
     grow((void **)&f->regs, &f->cap_regs, f->nregs + n, sizeof *f->regs);
     for (uint32_t i = 0; i < n; i++) f->regs[f->nregs + i] = (ir_reg){idx, i};
     f->nregs += n;
@@ -390,6 +390,11 @@ int ir_reg_name(const ir_module *m, const ir_func *f, uint32_t reg, char *buf, s
     if (reg >= f->nregs) return snprintf(buf, n, "%%<bad-reg-%u>", reg);
     const ir_reg *r = &f->regs[reg];
     const ir_regdecl *d = &f->regdecls[r->decl];
+    if (d->vec) { /* a component of a vector register: %v.y, %v3.w */
+        const char comp = "xyzw"[r->index % d->vec & 3];
+        if (d->count) return snprintf(buf, n, "%s%u.%c", ir_str(m, d->name), r->index / d->vec, comp);
+        return snprintf(buf, n, "%s.%c", ir_str(m, d->name), comp);
+    }
     if (d->count) return snprintf(buf, n, "%s%u", ir_str(m, d->name), r->index);
     return snprintf(buf, n, "%s", ir_str(m, d->name));
 }

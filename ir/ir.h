@@ -238,14 +238,15 @@ typedef struct ir_var {
 typedef struct ir_regdecl {
     uint32_t name;          /* string id: full name, or the prefix of a parameterized declaration */
     uint8_t type;           /* ir_type */
-    uint8_t vec;            /* .v2/.v4 vector registers */
+    uint8_t vec;            /* 0, or 2/4 for .v2/.v4 vector registers: every component is a register of its own */
     uint32_t count;         /* 0: plain; N: %name<N> declares %name0..%name(N-1) */
-    uint32_t first_reg;     /* register id of element 0 */
+    uint32_t first_reg;     /* register id of element 0 (of its .x component for vector registers) */
 } ir_regdecl;
 
 typedef struct ir_reg {
     uint32_t decl;          /* declaration index */
-    uint32_t index;         /* element index for parameterized declarations */
+    uint32_t index;         /* element index for parameterized declarations; for vector registers
+                             * element * vec + component (0..3 = x y z w) */
 } ir_reg;
 
 typedef struct ir_label {
