@@ -308,7 +308,7 @@ static void evict(void) {
             list = q;
             cap = c;
         }
-        snprintf(list[n].name, sizeof list[n].name, "%s", e->d_name);
+        memcpy(list[n].name, e->d_name, len + 1); /* len < sizeof name: checked above */
         list[n].mtime = st.st_mtim;
         list[n].size = (uint64_t)st.st_size;
         total += list[n].size;
