@@ -1,0 +1,51 @@
+#!/bin/bash
+# layout.sh BUILD_DIR [FATBIN_APP] — install.layout: the installed tree has every piece where README.md's "Install" says,
+# works from there after being moved (relocatable), and each tool's --help is its man page's source.
+me=install.layout build=$1 app=${2:-}
+. "$(dirname "$0")/common.sh"
+install_tree
+mv "$prefix" "$scratch/moved" && prefix=$scratch/moved     # relocatable: nothing remembers the first prefix
+for f in bin/ptx2native bin/ptx2native-fatbin bin/ptx2native-run lib/ptx2native/libcuda.so.1 lib/ptx2native/libcuda.so \
+         lib/ptx2native/libp2n_compiler.so lib/libptx2native.so lib/libptx2native.a include/ptx2native/ptx2native.h \
+         lib/pkgconfig/ptx2native.pc lib/cmake/ptx2native/ptx2nativeConfig.cmake \
+         lib/cmake/ptx2native/ptx2nativeConfigVersion.cmake lib/cmake/ptx2native/ptx2nativeTargets.cmake \
+         lib/cmake/ptx2native/ptx2native-functions.cmake share/man/man1/ptx2native.1 share/man/man1/ptx2native-fatbin.1 \
+         share/man/man1/ptx2native-run.1 share/bash-completion/completions/ptx2native \
+         share/bash-completion/completions/ptx2native-fatbin share/bash-completion/completions/ptx2native-run; do
+  [ -e "$prefix/$f" ] || fail "$f not installed"
+done
+[ "$(readlink "$prefix/lib/ptx2native/libcuda.so")" = libcuda.so.1 ] || fail "libcuda.so is not a link to libcuda.so.1"
+"$prefix/bin/ptx2native" --version | grep -q "^ptx2native [0-9]" || fail "ptx2native --version"
+"$prefix/bin/ptx2native-fatbin" --version | grep -q "compiler build" || fail "ptx2native-fatbin --version"
+[ "$("$prefix/bin/ptx2native-run" --print-lib-dir)" = "$prefix/lib/ptx2native" ] || fail "ptx2native-run --print-lib-dir"
+# --help and the man page come from one text: every option of --help appears in the page
+for t in ptx2native ptx2native-fatbin ptx2native-run; do
+  page=$(MANWIDTH=200 man -l "$prefix/share/man/man1/$t.1" 2>/dev/null) || page=$(cat "$prefix/share/man/man1/$t.1")
+  "$prefix/bin/$t" --help >"$scratch/help" || fail "$t --help"
+  for o in $(grep -oE '^  --?[a-z][a-z0-9-]*' "$scratch/help"); do
+    echo "$page" | grep -qF -- "$o" || fail "$t: $o in --help, not in the man page"
+  done
+done
+# the compiler loads from the moved tree, into the fatbin tool (bin/ -> lib/ptx2native) and into libcuda.so.1
+# (next to it): FATBIN_APP (tests/driver's test_driver_native, an nvcc-built program) rewritten, then JIT-run
+if [ -n "$app" ] && [ -x "$app" ]; then
+  env -u P2N_COMPILER_LIB "$prefix/bin/ptx2native-fatbin" rewrite "$app" --offload-arch=host --no-cache \
+    -o "$scratch/app.p2n" >"$scratch/rw.log" 2>&1 || { cat "$scratch/rw.log"; fail "rewrite with the installed tool"; }
+  out=$(cd "$scratch" && env -u P2N_COMPILER_LIB -u P2N_REQUIRE_NATIVE LD_DEBUG=files \
+        LD_LIBRARY_PATH="$prefix/lib/ptx2native" P2N_BACKEND=cpu "$app" run 2>&1)
+  echo "$out" | grep -q "all checks passed" || { echo "$out" | tail -20; fail "JIT through the installed libcuda.so.1"; }
+  echo "$out" | grep -q "file=$prefix/lib/ptx2native/libp2n_compiler.so" ||
+    { echo "$out" | grep "file=" | tail; fail "the installed libcuda.so.1 did not load the installed compiler"; }
+fi
+# pkg-config: a C program against the shared library, run without any LD_LIBRARY_PATH
+if command -v pkg-config >/dev/null; then
+  export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+  printf '#include <ptx2native.h>\n#include <stdio.h>\nint main(void){printf("%%s\\n", p2n_build_id());return 0;}\n' >"$scratch/t.c"
+  cc "$scratch/t.c" $(pkg-config --cflags --libs ptx2native) -o "$scratch/t" || fail "cc with pkg-config ptx2native"
+  "$scratch/t" | grep -q "^ptx2native-" || fail "program linked with -lptx2native"
+fi
+# bash completion scripts load
+for t in ptx2native ptx2native-fatbin ptx2native-run; do
+  bash -c ". '$prefix/share/bash-completion/completions/$t' && complete -p $t" >/dev/null || fail "completion of $t"
+done
+echo "install.layout: ok (moved prefix $prefix)"
