@@ -16,9 +16,6 @@ set(CPACK_DEB_COMPONENT_INSTALL OFF)              # one package: tools, runtime 
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)             # Depends from dpkg-shlibdeps over the installed ELF files
-# libcuda.so.1 and libp2n_compiler.so are private (lib/ptx2native), so dpkg-shlibdeps must not look for
-# another package providing them.
-set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS_PRIVATE_DIRS "${CMAKE_BINARY_DIR}/_CPack_Packages")
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 set(CPACK_STRIP_FILES OFF)
 set(CPACK_SOURCE_IGNORE_FILES "/build/;/\\\\.git/")
