@@ -13,6 +13,9 @@
 #include "container.h"
 
 /* The --help text is targets/cli_help.txt, which also becomes the man page (packaging/help2man.py). */
+#ifndef P2N_HELP_HEADER
+#error "P2N_HELP_HEADER undefined: cmake/Install.cmake generates the --help text of the target ptx2native"
+#endif
 #include P2N_HELP_HEADER
 
 static void usage(FILE *f) { fputs(P2N_HELP_TEXT, f); }

@@ -21,6 +21,9 @@
 int g_verbose;
 
 /* The --help text is fatbin/tool/help.txt, which also becomes the man page (packaging/help2man.py). */
+#ifndef P2N_HELP_HEADER
+#error "P2N_HELP_HEADER undefined: cmake/Install.cmake generates the --help text of the target ptx2native-fatbin"
+#endif
 #include P2N_HELP_HEADER
 
 static void usage(FILE *o) { fputs(P2N_HELP_TEXT, o); }

@@ -18,6 +18,23 @@ done
 "$prefix/bin/ptx2native" --version | grep -q "^ptx2native [0-9]" || fail "ptx2native --version"
 "$prefix/bin/ptx2native-fatbin" --version | grep -q "compiler build" || fail "ptx2native-fatbin --version"
 [ "$("$prefix/bin/ptx2native-run" --print-lib-dir)" = "$prefix/lib/ptx2native" ] || fail "ptx2native-run --print-lib-dir"
+# the launcher: the environment it gives one program, its errors
+run=$prefix/bin/ptx2native-run
+env_out=$(LD_LIBRARY_PATH=/x "$run" --backend=cpu --require-native --verbose -- env) || fail "ptx2native-run -- env"
+echo "$env_out" | grep -qx "LD_LIBRARY_PATH=$prefix/lib/ptx2native:/x" || fail "LD_LIBRARY_PATH: $(echo "$env_out" | grep LD_LIB)"
+for v in P2N_BACKEND=cpu P2N_REQUIRE_NATIVE=1 P2N_VERBOSE=1; do
+  echo "$env_out" | grep -qx "$v" || fail "ptx2native-run did not set $v"
+done
+env_out=$(env -u P2N_BACKEND -u LD_LIBRARY_PATH "$run" env) || fail "ptx2native-run env"
+echo "$env_out" | grep -q "^P2N_BACKEND=" && fail "P2N_BACKEND set without --backend"
+echo "$env_out" | grep -qx "LD_LIBRARY_PATH=$prefix/lib/ptx2native" || fail "LD_LIBRARY_PATH without a previous value"
+"$run" --backend=bogus true 2>/dev/null; [ $? = 1 ] || fail "bad --backend: not exit 1"
+[ "$("$run" --backend opencl -- sh -c 'echo $P2N_BACKEND')" = opencl ] || fail "--backend KIND (two words)"
+"$run" --bogus true 2>/dev/null; [ $? = 1 ] || fail "unknown option: not exit 1"
+"$run" 2>/dev/null; [ $? = 1 ] || fail "no program: not exit 1"
+"$run" -- "$scratch/no-such-program" 2>/dev/null; [ $? = 127 ] || fail "missing program: not exit 127"
+ln -s "$run" "$scratch/p2n-run-link" && [ "$("$scratch/p2n-run-link" --print-lib-dir)" = "$prefix/lib/ptx2native" ] ||
+  fail "ptx2native-run through a symbolic link"
 # --help and the man page come from one text: every option of --help appears in the page
 for t in ptx2native ptx2native-fatbin ptx2native-run; do
   page=$(MANWIDTH=200 man -l "$prefix/share/man/man1/$t.1" 2>/dev/null) || page=$(cat "$prefix/share/man/man1/$t.1")
