@@ -26,11 +26,14 @@ target_compile_definitions(p2n_compiler_loader PRIVATE P2N_COMPILER_REL_DIR="${P
 # Build tree: libcuda.so.1 finds the compiler next to itself, as in the installed tree (a link, not a
 # compiled-in build path).
 if(TARGET cuda_stub)
+  # (a dependency of cuda_stub, as the compiled-in build path used to be: building any program that uses the
+  # stub builds the compiler and the link too)
   add_custom_target(p2n_build_tree_compiler_link ALL
     COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_FILE:p2n_compiler>
             $<TARGET_FILE_DIR:cuda_stub>/libp2n_compiler.so
-    DEPENDS p2n_compiler cuda_stub
+    DEPENDS p2n_compiler
     COMMENT "libp2n_compiler.so next to libcuda.so.1 (build tree)")
+  add_dependencies(cuda_stub p2n_build_tree_compiler_link)
 endif()
 
 # ---- help text: one source for --help and the man page -----------------------------------------------
