@@ -27,6 +27,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "jit_cache.h"
 #include "link.h"
 #include "native_lookup.h"
 #include "p2n_fatbin.h"
@@ -203,18 +204,30 @@ static void compile_inputs(const p2n_input *in, unsigned n, int link, const p2n_
         fprintf(stderr, "%s", msg);
         return;
     }
-    p2n_result res;
-    memset(&res, 0, sizeof res);
-    p2n_status st = link ? p2n_compile_linked(in, n, opt, &res) : p2n_compile(in->ptx, in->len, in->filename, opt, &res);
-    const char *filename = n ? in[0].filename : "";
     for (unsigned k = 0; k < n; k++) {
         int v = parse_ptx_version(in[k].ptx, in[k].len);
         if (v > o->ptx_version)
             o->ptx_version = v;
     }
+    /* compiled by an earlier run on this machine (jit_cache.h): no compiler is loaded at all */
+    p2n_jit_key key = p2n_jit_cache_key(in, n, link, opt);
+    char *cached_log = NULL;
+    if (p2n_jit_cache_lookup(key, &o->image, &o->size, &cached_log)) {
+        o->r = CUDA_SUCCESS;
+        if (*cached_log)
+            o->log = cached_log;
+        else
+            free(cached_log);
+        return;
+    }
+    p2n_result res;
+    memset(&res, 0, sizeof res);
+    p2n_status st = link ? p2n_compile_linked(in, n, opt, &res) : p2n_compile(in->ptx, in->len, in->filename, opt, &res);
+    const char *filename = n ? in[0].filename : "";
     const char *diag = res.diagnostics ? res.diagnostics : "";
     switch (st) {
     case P2N_OK:
+        p2n_jit_cache_store(key, res.data, res.size, diag);
         o->image = res.data;
         o->size = res.size;
         res.data = NULL;

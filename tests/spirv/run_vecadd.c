@@ -1,6 +1,7 @@
 /* run_vecadd.c — examples/vecadd.ptx through libcuda.so.1 (driver API only): c = a + b on n floats.
  * Used with P2N_BACKEND=opencl on PoCL (SPIR-V execution test) and P2N_BACKEND=level0 (must fail cleanly
- * with CUDA_ERROR_NO_DEVICE when no driver is present: argument --expect-no-device). */
+ * with CUDA_ERROR_NO_DEVICE when no driver is present: argument --expect-no-device). With
+ * $P2N_TEST_REPORT_COMPILER set it also says whether the compiler library was mapped (the JIT cache test). */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,14 @@ int main(int argc, char **argv) {
     for (int i = 0; i < N; i++)
         if (c[i] != a[i] + b[i] && bad++ < 5) fprintf(stderr, "c[%d] = %g, want %g\n", i, c[i], a[i] + b[i]);
     printf("vecadd: %d of %d wrong\n", bad, N);
+    if (getenv("P2N_TEST_REPORT_COMPILER")) { /* tests/driver/check-jit-cache.sh: was the compiler ever loaded? */
+        FILE *maps = fopen("/proc/self/maps", "r");
+        char line[4096];
+        int mapped = 0;
+        while (maps && fgets(line, sizeof line, maps)) mapped |= strstr(line, "libp2n_compiler") != NULL;
+        if (maps) fclose(maps);
+        printf("compiler mapped: %s\n", mapped ? "yes" : "no");
+    }
     cuMemFree(da);
     cuMemFree(db);
     cuMemFree(dc);
