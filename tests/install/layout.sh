@@ -48,7 +48,7 @@ done
 if [ -n "$app" ] && [ -x "$app" ]; then
   env -u P2N_COMPILER_LIB "$prefix/bin/ptx2native-fatbin" rewrite "$app" --offload-arch=host --no-cache \
     -o "$scratch/app.p2n" >"$scratch/rw.log" 2>&1 || { cat "$scratch/rw.log"; fail "rewrite with the installed tool"; }
-  out=$(cd "$scratch" && env -u P2N_COMPILER_LIB -u P2N_REQUIRE_NATIVE LD_DEBUG=files \
+  out=$(cd "$scratch" && env -u P2N_COMPILER_LIB -u P2N_REQUIRE_NATIVE P2N_CACHE_DISABLE=1 LD_DEBUG=files \
         LD_LIBRARY_PATH="$prefix/lib/ptx2native" P2N_BACKEND=cpu "$app" run 2>&1)
   echo "$out" | grep -q "all checks passed" || { echo "$out" | tail -20; fail "JIT through the installed libcuda.so.1"; }
   echo "$out" | grep -q "file=$prefix/lib/ptx2native/libp2n_compiler.so" ||
