@@ -12,7 +12,8 @@
 #   share/man/man1/*.1, share/bash-completion/completions/*       man pages (from the --help text), completion
 #
 # Nothing installed names a build or source path: the compiler is found relative to libcuda.so.1 or to the
-# executable (targets/compiler_loader.c), RPATHs are relative ($ORIGIN) or absent, and debug information maps
+# executable (targets/compiler_loader.c), no installed ELF file has an RPATH (CMake drops the build tree's at
+# install; nothing needs one: libcuda.so.1 and the tools link this project's code statically), debug information maps
 # the source and build directories away (-ffile-prefix-map, top-level CMakeLists.txt). install.no-build-paths
 # checks it.
 include(GNUInstallDirs)

@@ -23,9 +23,7 @@ def c_str(s):
 
 def write(path, text):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    old = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-    if old != text:
-        open(path, "w", encoding="utf-8").write(text)
+    open(path, "w", encoding="utf-8").write(text)
 
 write(out_h, "/* Generated from %s by packaging/help2man.py: edit that file. */\n#define P2N_HELP_TEXT \\\n%s\n"
       % (os.path.basename(src), " \\\n".join("    " + c_str(l) for l in body)))

@@ -396,8 +396,9 @@ static int run_cli(int argc, char **argv, cli_owned *own) {
     /* user errors found before any work: all exit 1 */
     const char *why = NULL;
     struct stat ost;
-    if (output && strcmp(output, "-") && ((stat(output, &ost) == 0 && S_ISDIR(ost.st_mode)) ||
-                                         output[strlen(output) - 1] == '/'))
+    if (output && !*output) why = "is empty";
+    else if (output && strcmp(output, "-") && ((stat(output, &ost) == 0 && S_ISDIR(ost.st_mode)) ||
+                                              output[strlen(output) - 1] == '/'))
         why = "names a directory (-o takes a file)";
     for (unsigned k = 0; !why && output && !in_place && k < ninputs; k++)
         if (strcmp(inputs[k], "-") && same_file(inputs[k], output)) why = "is also an input (add --in-place to replace it)";

@@ -82,7 +82,8 @@ exit-status)
   expect 1 "$p2n" "$ptx" --emit=bogus
   expect 1 "$p2n" "$ptx" -j x -o k.so
   expect 1 "$p2n"
-  expect 1 "$p2n" "$ptx" -o nodir/k.so ;;
+  expect 1 "$p2n" "$ptx" -o nodir/k.so
+  expect 1 "$p2n" "$ptx" -o "" ;;
 output-is-input)
   cp "$ptx" k.ptx
   expect 1 "$p2n" k.ptx --emit=ir -o k.ptx
