@@ -183,3 +183,15 @@ if(NVCC AND TARGET cuda_stub)
   set_tests_properties(install.example PROPERTIES TIMEOUT 900 LABELS needs-host-target)
 endif()
 set_tests_properties(install.no-build-paths install.layout PROPERTIES TIMEOUT 600)
+if(P2N_SANITIZE)
+  # The installed libraries are instrumented: nvcc's programs (not instrumented) need the sanitizer runtime
+  # loaded first, as driver.cudart.* do, and C programs linked against libptx2native need it on their link line.
+  execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so OUTPUT_VARIABLE _libasan
+                  OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set_property(TEST install.layout APPEND PROPERTY ENVIRONMENT
+               "P2N_TEST_CFLAGS=-fsanitize=address,undefined" "ASAN_OPTIONS=detect_leaks=0")
+  if(TEST install.example)
+    set_property(TEST install.example APPEND PROPERTY ENVIRONMENT
+                 "P2N_TEST_APP_PRELOAD=${_libasan}" "ASAN_OPTIONS=detect_leaks=0")
+  endif()
+endif()

@@ -6,6 +6,10 @@
 # with nothing changed does nothing, and a changed compiler makes the rewrite run again.
 me=install.example build=$1 example=$2 nvcc=$3
 . "$(dirname "$0")/common.sh"
+# sanitizer configuration: the installed libcuda.so.1 is instrumented, nvcc's program is not, so the sanitizer
+# runtime must come first in the program's processes ($P2N_TEST_APP_PRELOAD; cmake/Install.cmake sets it)
+app_env=()
+[ -n "${P2N_TEST_APP_PRELOAD:-}" ] && app_env=("LD_PRELOAD=$P2N_TEST_APP_PRELOAD")
 install_tree
 ex=$scratch/example
 cmake -S "$example" -B "$ex" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CUDA_COMPILER="$nvcc" \
@@ -15,14 +19,14 @@ grep -q "ptx2native: precompiling kernels" "$scratch/build.log" || { cat "$scrat
 [ -s "$ex/saxpy_module.p2n" ] || fail "ptx2native_add_code_object made no code object"
 [ -s "$ex/precompile.json" ] || fail "no REPORT file"
 "$prefix/bin/ptx2native-fatbin" verify "$ex/kernels" >/dev/null || fail "the executable has no valid .p2n_native section"
-out=$(env -u P2N_COMPILER_LIB LD_LIBRARY_PATH="$prefix/lib/ptx2native" P2N_REQUIRE_NATIVE=1 P2N_BACKEND=cpu "$ex/kernels" 2>&1)
+out=$(env -u P2N_COMPILER_LIB "${app_env[@]}" LD_LIBRARY_PATH="$prefix/lib/ptx2native" P2N_REQUIRE_NATIVE=1 P2N_BACKEND=cpu "$ex/kernels" 2>&1)
 echo "$out"
 echo "$out" | grep -q "^PASS" || fail "the precompiled example did not pass"
-out=$("$prefix/bin/ptx2native-run" --backend=cpu --require-native --verbose -- "$ex/kernels" 2>&1)
+out=$(env "${app_env[@]}" "$prefix/bin/ptx2native-run" --backend=cpu --require-native --verbose -- "$ex/kernels" 2>&1)
 echo "$out" | tail -3
 echo "$out" | grep -q "^PASS" || fail "through ptx2native-run"
 echo "$out" | grep -q "no JIT" || fail "ptx2native-run --verbose: no 'native code used' line"
-(cd "$ex" && ctest --output-on-failure >"$scratch/ctest.log" 2>&1) || { cat "$scratch/ctest.log"; fail "the example's own ctest"; }
+(cd "$ex" && env "${app_env[@]}" ctest --output-on-failure >"$scratch/ctest.log" 2>&1) || { cat "$scratch/ctest.log"; fail "the example's own ctest"; }
 # incremental: nothing to do; then a newer compiler re-runs the rewrite
 cmake --build "$ex" -- -n -d explain >"$scratch/nop.log" 2>&1
 grep -q "precompiling" "$scratch/nop.log" && { cat "$scratch/nop.log"; fail "a no-change build re-runs the rewrite"; }

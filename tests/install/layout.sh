@@ -54,15 +54,16 @@ if [ -n "$app" ] && [ -x "$app" ]; then
   echo "$out" | grep -q "file=$prefix/lib/ptx2native/libp2n_compiler.so" ||
     { echo "$out" | grep "file=" | tail; fail "the installed libcuda.so.1 did not load the installed compiler"; }
 fi
-# pkg-config: a C program against the shared library, run without any LD_LIBRARY_PATH
+# pkg-config: a C program against the shared library, run without any LD_LIBRARY_PATH ($P2N_TEST_CFLAGS: the
+# sanitizer configuration's flags, which a program linked with its instrumented library needs)
 if command -v pkg-config >/dev/null; then
   export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
   printf '#include <ptx2native.h>\n#include <stdio.h>\nint main(void){printf("%%s\\n", p2n_build_id());return 0;}\n' >"$scratch/t.c"
-  cc "$scratch/t.c" $(pkg-config --cflags --libs ptx2native) -o "$scratch/t" || fail "cc with pkg-config ptx2native"
+  cc ${P2N_TEST_CFLAGS:-} "$scratch/t.c" $(pkg-config --cflags --libs ptx2native) -o "$scratch/t" || fail "cc with pkg-config ptx2native"
   "$scratch/t" | grep -q "^ptx2native-" || fail "program linked with -lptx2native"
   # static: the archive by path, then Libs.private (LLVM 22's static archives); it compiles PTX in process
   printf '#include <ptx2native.h>\n#include <string.h>\nint main(void){const char *p=".version 8.0\\n.target sm_80\\n.address_size 64\\n.visible .entry k(){ret;}\\n";p2n_options o={0};p2n_result r;o.emit=P2N_EMIT_IR;int s=p2n_compile(p,strlen(p),"t.ptx",&o,&r);p2n_result_free(&r);return s;}\n' >"$scratch/s.c"
-  cc "$scratch/s.c" $(pkg-config --cflags ptx2native) "$prefix/lib/libptx2native.a" \
+  cc ${P2N_TEST_CFLAGS:-} "$scratch/s.c" $(pkg-config --cflags ptx2native) "$prefix/lib/libptx2native.a" \
      $(pkg-config --static --libs ptx2native | sed 's/-L[^ ]* -lptx2native//') -o "$scratch/s" || fail "static link"
   "$scratch/s" || fail "statically linked program could not compile PTX"
 fi
