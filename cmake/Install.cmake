@@ -93,8 +93,34 @@ install(CODE "
   message(STATUS \"Installing: \${_d}/libptx2native.so -> ptx2native/libp2n_compiler.so\")"
   COMPONENT tools)
 
-# libptx2native, static: ptx2native_lib and the archives it needs from this project, merged into one.
-set(_merge_libs ptx2native_lib p2n_abi)
+# libptx2native, static: ptx2native_lib and every static library of this project it links (found by walking
+# the link graph, so per-layer libraries split out of it are included), merged into one archive. The LLVM
+# target stubs stay separate: they must come after lld's archives (see Libs.private below).
+function(p2n_static_closure out)
+  set(seen)
+  set(todo ${ARGN})
+  while(todo)
+    list(POP_FRONT todo t)
+    if(t MATCHES "^\\$<LINK_ONLY:(.*)>$")
+      set(t "${CMAKE_MATCH_1}")
+    endif()
+    if(NOT TARGET ${t} OR t IN_LIST seen OR t STREQUAL "p2n_llvm_stubs")
+      continue()
+    endif()
+    get_target_property(_type ${t} TYPE)
+    get_target_property(_imported ${t} IMPORTED)
+    if(_imported OR NOT _type STREQUAL "STATIC_LIBRARY")
+      continue()
+    endif()
+    list(APPEND seen ${t})
+    get_target_property(_deps ${t} LINK_LIBRARIES)
+    if(_deps)
+      list(APPEND todo ${_deps})
+    endif()
+  endwhile()
+  set(${out} ${seen} PARENT_SCOPE)
+endfunction()
+p2n_static_closure(_merge_libs ptx2native_lib)
 set(_mri "CREATE ${CMAKE_BINARY_DIR}/install-staging/libptx2native.a\n")
 set(_merge_deps)
 foreach(_l IN LISTS _merge_libs)
