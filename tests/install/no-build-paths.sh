@@ -9,7 +9,11 @@ n=$(find "$prefix" -type f | wc -l)
 [ "$n" -gt 10 ] || fail "only $n files installed"
 build_real=$(readlink -f "$build") src_real=$(readlink -f "$src")
 bad=0
-for p in "$build" "$build_real" "$src" "$src_real"; do
+paths=("$build" "$build_real" "$src" "$src_real")
+# sanitizer configuration: GCC 12 writes the sanitizers' source locations without -ffile-prefix-map, so the
+# source path is in its binaries (never installed for real); the build path must still be absent
+[ -n "${P2N_TEST_ALLOW_SOURCE_PATHS:-}" ] && paths=("$build" "$build_real")
+for p in "${paths[@]}"; do
   hits=$(grep -rlF -- "$p" "$prefix") && { echo "files naming $p:"; echo "$hits"; bad=1; }
 done
 for f in $(find "$prefix" -type f); do
