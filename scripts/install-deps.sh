@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(
-  build-essential cmake ninja-build pkg-config python3
+  build-essential cmake ninja-build pkg-config python3 dpkg-dev
   llvm-22 llvm-22-dev llvm-22-tools lld-22 liblld-22-dev clang-22 libclang-rt-22-dev
   spirv-tools libelf-dev liblz4-dev libzstd-dev zlib1g-dev
   libamd-comgr-dev rocm-device-libs libamdhip64-dev libze-dev ocl-icd-opencl-dev

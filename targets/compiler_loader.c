@@ -6,8 +6,10 @@
  * the library must carry the same build id, or it is refused (its code could differ from what the keys name).
  *
  * Search order: $P2N_COMPILER_LIB; libp2n_compiler.so next to the object that contains this file (the
- * executable, or libcuda.so.1) and in ../lib from it; the same next to the running executable; last, where
- * the build tree put it (P2N_COMPILER_BUILD_PATH), so programs run from the build tree need no setting. */
+ * executable, or libcuda.so.1), in ../lib and in P2N_COMPILER_REL_DIR (the installed layout's path from the
+ * executables' directory to the private library directory, e.g. ../lib/ptx2native) from it; the same from the
+ * running executable. Only relative paths: an installed tree can be moved. The build tree makes the first rule
+ * work with a link next to libcuda.so.1 (cmake/Install.cmake), so no build path is compiled in. */
 #include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
@@ -18,6 +20,10 @@
 
 #include "build_id.h"
 #include "ptx2native.h"
+
+#ifndef P2N_COMPILER_REL_DIR
+#define P2N_COMPILER_REL_DIR "../lib/ptx2native"
+#endif
 
 #define LOADER_BUILD_ID "ptx2native-" P2N_VERSION_STRING "-" P2N_BUILD_ID
 
@@ -38,7 +44,7 @@ static void *try_open(const char *path) {
     return h;
 }
 
-/* libp2n_compiler.so in the directory of `file`, then in ../lib from there. */
+/* libp2n_compiler.so in the directory of `file`, then in ../lib and P2N_COMPILER_REL_DIR from there. */
 static void *open_near(const char *file) {
     if (!file || !strchr(file, '/')) return NULL;
     char dir[PATH_MAX];
@@ -48,6 +54,8 @@ static void *open_near(const char *file) {
     snprintf(path, sizeof path, "%s/libp2n_compiler.so", dir);
     if (access(path, F_OK) == 0) return try_open(path);
     snprintf(path, sizeof path, "%s/../lib/libp2n_compiler.so", dir);
+    if (access(path, F_OK) == 0) return try_open(path);
+    snprintf(path, sizeof path, "%s/" P2N_COMPILER_REL_DIR "/libp2n_compiler.so", dir);
     if (access(path, F_OK) == 0) return try_open(path);
     return NULL;
 }
@@ -66,14 +74,11 @@ static void load(void) {
             h = open_near(exe);
         }
     }
-#ifdef P2N_COMPILER_BUILD_PATH
-    if (!h && access(P2N_COMPILER_BUILD_PATH, F_OK) == 0) h = try_open(P2N_COMPILER_BUILD_PATH);
-#endif
     if (!h) {
         if (!load_error[0])
             snprintf(load_error, sizeof load_error,
-                     "libp2n_compiler.so not found (next to this program or libcuda.so.1, in ../lib from there, "
-                     "or at $P2N_COMPILER_LIB)");
+                     "libp2n_compiler.so not found (next to this program or libcuda.so.1, in ../lib or "
+                     P2N_COMPILER_REL_DIR " from there, or at $P2N_COMPILER_LIB)");
         return;
     }
     const char *(*bid)(void) = (const char *(*)(void))dlsym(h, "p2n_build_id");

@@ -20,25 +20,13 @@
 
 int g_verbose;
 
-static void usage(FILE *o) {
-    fputs("usage: ptx2native-fatbin COMMAND [options] FILE...\n"
-          "\n"
-          "Commands:\n"
-          "  list FILE|DIR... [--json] [-v]      containers, wrappers and entries of ELF files / archives\n"
-          "  extract FILE [-o DIR]                write PTX (.ptx), cubins (.cubin) and LTO-IR (.ltoir), decompressed,\n"
-          "                                       as <file>.<container>.<entry>.<arch>.<ext>\n"
-          "  rewrite FILE|DIR... --offload-arch=T1,T2 (-o OUT | --in-place)\n"
-          "          [-j N] [--cache-dir DIR | --no-cache] [--report=FILE.json] [--ptx-arch-max=N] [-v]\n"
-          "                                       compile every container's PTX with ptx2native and store the\n"
-          "                                       result in a non-allocated `.p2n_native` section\n"
-          "  verify FILE... [--ignore-build-id]   check a `.p2n_native` section against the file's containers\n"
-          "  strip FILE [-o OUT]                  remove `.p2n_native`, restoring the original bytes exactly\n"
-          "                                       (in place, atomically, without -o)\n"
-          "\n"
-          "Exit status: 0 ok, 1 bad input (or a module that could not be compiled), 2 internal error.\n"
-          "Docs: docs/fatbin-native-section.md, /work/shared/docs/fatbin-format.md\n",
-          o);
-}
+/* The --help text is fatbin/tool/help.txt, which also becomes the man page (packaging/help2man.py). */
+#ifndef P2N_HELP_HEADER
+#error "P2N_HELP_HEADER undefined: cmake/Install.cmake generates the --help text of the target ptx2native-fatbin"
+#endif
+#include P2N_HELP_HEADER
+
+static void usage(FILE *o) { fputs(P2N_HELP_TEXT, o); }
 
 /* ---------- helpers ---------- */
 
