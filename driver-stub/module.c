@@ -588,11 +588,19 @@ static CUresult make_module(p2n_ctx *c, const void *image, size_t known_size, co
     return CUDA_SUCCESS;
 }
 
+static void (*module_destroy_hook)(p2n_module *m);
+
+void p2n_drv_module_on_destroy(void (*hook)(p2n_module *m))
+{
+    module_destroy_hook = hook;
+}
+
 void p2n_drv_module_destroy(p2n_module *m)
 {
     list_remove(m);
     p2n_drv_unregister(m);
-    p2n_drv_refs_module_gone(m);
+    if (module_destroy_hook)
+        module_destroy_hook(m);
     for (size_t i = 0; i < m->nfuncs; i++) {
         p2n_drv_unregister(m->funcs[i]);
         m->funcs[i]->magic = 0;
@@ -609,7 +617,7 @@ void p2n_drv_module_destroy(p2n_module *m)
     free(m);
 }
 
-void p2n_drv_module_release_ctx(p2n_ctx *c)
+static void p2n_drv_module_release_ctx(p2n_ctx *c)
 {
     for (;;) {
         p2n_module *victim = NULL;
@@ -622,6 +630,11 @@ void p2n_drv_module_release_ctx(p2n_ctx *c)
             break;
         p2n_drv_module_destroy(victim);
     }
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_MODULES, p2n_drv_module_release_ctx);
 }
 
 /* ---- cuModule* ---- */
