@@ -21,6 +21,7 @@
  * (cudart passes CUkernel handles as CUfunction, so they must be interchangeable).
  */
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "native_lookup.h"
 #include "p2n_fatbin.h"
 #include "ptx2native.h"
+#include "support.h"
 
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static p2n_module **mods;
@@ -665,33 +667,11 @@ CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     return cuModuleLoadDataEx(module, fatCubin, 0, NULL, NULL);
 }
 
+/* the file's bytes, NUL-terminated (PTX files are text) */
 static CUresult read_file(const char *path, uint8_t **data, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return CUDA_ERROR_FILE_NOT_FOUND;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        uint8_t *nb = realloc(buf, cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        }
-        buf = nb;
-    }
-    fclose(f);
-    if (!buf)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    buf[n] = 0;   /* PTX files are text: terminate them */
-    *data = buf;
-    *size = n;
-    return CUDA_SUCCESS;
+    int e = p2n_read_file(path, data, size);
+    return e == 0 ? CUDA_SUCCESS : e == ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_FILE_NOT_FOUND;
 }
 
 CUresult cuModuleLoad(CUmodule *module, const char *fname)

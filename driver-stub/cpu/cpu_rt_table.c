@@ -1,6 +1,7 @@
 /* cpu_rt_table.c — the runtime function table every loaded code object gets (__p2n_rt): trap, assert, clocks,
  * printf, malloc, libm (the CPU backend's grid execution: see cpu_exec.h). */
 #include "cpu_exec.h"
+#include "support.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -52,13 +53,8 @@ static _Noreturn void cpu_rt_assertfail(p2n_thread_ctx *ctx, const char *message
 
 /* ---------------------------------------------- misc runtime ---------------------------------------------- */
 
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-static uint64_t rt_clock64(p2n_thread_ctx *ctx) { (void)ctx; return now_ns(); }
-static uint64_t rt_globaltimer(p2n_thread_ctx *ctx) { (void)ctx; return now_ns(); }
+static uint64_t rt_clock64(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
+static uint64_t rt_globaltimer(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
 /* %nsmid is 1 in emitted code (one SM): %smid must stay below it whatever worker runs the block */
 static uint32_t rt_smid(p2n_thread_ctx *ctx) { (void)ctx; return 0; }
 
