@@ -267,7 +267,7 @@ CUresult cuArrayGetDescriptor_v2(CUDA_ARRAY_DESCRIPTOR *pArrayDescriptor, CUarra
     return CUDA_SUCCESS;
 }
 
-void p2n_drv_array_release_ctx(p2n_ctx *c)
+static void p2n_drv_array_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&arrays_lock);
     for (p2n_array **pp = &arrays; *pp;) {
@@ -280,6 +280,11 @@ void p2n_drv_array_release_ctx(p2n_ctx *c)
         }
     }
     pthread_mutex_unlock(&arrays_lock);
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_ARRAYS, p2n_drv_array_release_ctx);
 }
 
 /* ---- mipmapped arrays: not implemented (texture_desc.h has the fields; no level storage exists yet) ---- */

@@ -34,7 +34,5 @@ P2N_DRV_HIDDEN unsigned p2n_drv_format_bytes(unsigned format);
  * the backend's copy hooks where it has them. */
 P2N_DRV_HIDDEN CUresult p2n_drv_copy_bytes(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n);
 /* Frees the texture/surface objects and arrays of a context (context destroy / primary reset). */
-P2N_DRV_HIDDEN void p2n_drv_texobj_release_ctx(p2n_ctx *c);
-P2N_DRV_HIDDEN void p2n_drv_array_release_ctx(p2n_ctx *c);
 
 #endif

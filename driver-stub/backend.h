@@ -114,7 +114,7 @@ typedef struct p2n_backend_ops {
 } p2n_backend_ops;
 
 /* The device heap's size (CU_LIMIT_MALLOC_HEAP_SIZE, default 8 MiB) for a backend that builds its heap now, at
- * the first launch of a kernel that calls malloc/free (driver-stub/ctx.c); from then on the limit is fixed and
+ * the first launch of a kernel that calls malloc/free (driver-stub/limits.c); from then on the limit is fixed and
  * cuCtxSetLimit of it returns CUDA_ERROR_INVALID_VALUE, as CUDA does. */
 size_t p2n_drv_heap_claim(void);
 

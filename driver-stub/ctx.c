@@ -4,8 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "exports.h"
 #include "internal.h"
 
 #define STACK_MAX 128
@@ -13,16 +11,18 @@
 static _Thread_local p2n_ctx *ctx_stack[STACK_MAX];
 static _Thread_local int ctx_depth;
 
-static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20;
-static int stack_limit_set;
-/* set once a backend has built the device heap (a kernel calling malloc/free was launched): its size is fixed
- * from then on, and cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) fails as CUDA's does */
-static int heap_claimed;
+/* release hooks of the subsystems (p2n_drv_ctx_on_release), by slot */
+static void (*release_hooks[P2N_CTX_RELEASE_NSLOTS])(p2n_ctx *c);
 
-size_t p2n_drv_heap_claim(void)
+void p2n_drv_ctx_on_release(p2n_ctx_release_slot slot, void (*hook)(p2n_ctx *c))
 {
-    heap_claimed = 1;
-    return limit_heap;
+    release_hooks[slot] = hook;
+}
+
+static void run_release_hook(p2n_ctx_release_slot slot, p2n_ctx *c)
+{
+    if (release_hooks[slot])
+        release_hooks[slot](c);
 }
 
 static p2n_ctx *current(void)
@@ -43,11 +43,8 @@ static void release_resources(p2n_ctx *c)
     if (p2n_drv.be && p2n_drv.be->synchronize)
         p2n_drv.be->synchronize();
     p2n_drv_ctx_flush_printf(c);
-    p2n_drv_stream_release_ctx(c);
-    p2n_drv_module_release_ctx(c);
-    p2n_drv_texobj_release_ctx(c);
-    p2n_drv_array_release_ctx(c);
-    p2n_drv_alloc_release_ctx(c);
+    for (int slot = P2N_CTX_RELEASE_CLS + 1; slot < P2N_CTX_RELEASE_NSLOTS; slot++)
+        run_release_hook((p2n_ctx_release_slot)slot, c);
     c->sticky = CUDA_SUCCESS;
     c->active = 0;
 }
@@ -194,7 +191,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
         return CUDA_ERROR_INVALID_CONTEXT;
     if (c->is_primary)
         return CUDA_ERROR_INVALID_CONTEXT;
-    p2n_drv_cls_release_ctx(c);
+    run_release_hook(P2N_CTX_RELEASE_CLS, c);
     release_resources(c);
     remove_from_stack(c);
     p2n_drv_unregister(c);
@@ -340,8 +337,6 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version)
     return CUDA_SUCCESS;
 }
 
-size_t p2n_drv_stack_limit_set(void) { return stack_limit_set ? limit_stack : 0; }
-
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
 {
     p2n_ctx *c;
@@ -350,17 +345,7 @@ CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit)
         return r;
     if (!pvalue)
         return CUDA_ERROR_INVALID_VALUE;
-    switch (limit) {
-    case CU_LIMIT_STACK_SIZE: *pvalue = limit_stack; break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE: *pvalue = limit_printf; break;
-    case CU_LIMIT_MALLOC_HEAP_SIZE: *pvalue = limit_heap; break;
-    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: *pvalue = 2; break;
-    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *pvalue = 2048; break;
-    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: *pvalue = 64; break;
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: *pvalue = 0; break;
-    default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
-    }
-    return CUDA_SUCCESS;
+    return p2n_drv_limit_get(limit, pvalue);
 }
 
 CUresult cuCtxSetLimit(CUlimit limit, size_t value)
@@ -369,23 +354,7 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value)
     CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    switch (limit) {
-    case CU_LIMIT_STACK_SIZE: limit_stack = value; stack_limit_set = 1; break;
-    case CU_LIMIT_PRINTF_FIFO_SIZE: limit_printf = value; break;
-    case CU_LIMIT_MALLOC_HEAP_SIZE:
-        /* CUDA: "must be performed before launching any kernel that uses the malloc() or free() device system
-         * calls, otherwise CUDA_ERROR_INVALID_VALUE will be returned" */
-        if (heap_claimed)
-            return CUDA_ERROR_INVALID_VALUE;
-        limit_heap = value;
-        break;
-    case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
-    case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: break;
-    default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
-    }
-    return CUDA_SUCCESS;
+    return p2n_drv_limit_set(limit, value);
 }
 
 CUresult cuCtxGetCacheConfig(CUfunc_cache *pconfig)
@@ -452,7 +421,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     pthread_mutex_unlock(&p2n_drv.lock);
     /* cudart's per-context state goes first (its destructors may call the driver: outside the lock) */
     if (last)
-        p2n_drv_cls_release_ctx(c);
+        run_release_hook(P2N_CTX_RELEASE_CLS, c);
     pthread_mutex_lock(&p2n_drv.lock);
     if (last && c->refcount == 0)
         release_resources(c);
@@ -471,7 +440,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     if (r != CUDA_SUCCESS)
         return r;
     p2n_ctx *c = &p2n_drv.primary[dev];
-    p2n_drv_cls_release_ctx(c);   /* before the lock: cudart's destructors may call the driver */
+    run_release_hook(P2N_CTX_RELEASE_CLS, c);   /* before the lock: cudart's destructors may call the driver */
     pthread_mutex_lock(&p2n_drv.lock);
     release_resources(c);
     c->refcount = 0;

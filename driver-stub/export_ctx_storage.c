@@ -103,7 +103,7 @@ CUresult p2n_drv_cls_get(void **value, CUcontext ctx, void *key)
     return e ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
-void p2n_drv_cls_release_ctx(p2n_ctx *c)
+static void p2n_drv_cls_release_ctx(p2n_ctx *c)
 {
     /* unlink first, call destructors after: a destructor may call back into the driver */
     cls_entry *dead = NULL;
@@ -129,4 +129,9 @@ void p2n_drv_cls_release_ctx(p2n_ctx *c)
             e->dtor((CUcontext)c, e->key, e->value);
         free(e);
     }
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_CLS, p2n_drv_cls_release_ctx);
 }

@@ -39,7 +39,8 @@ static void pad_key(p2n_md2_ctx *h, uint8_t x)
     p2n_md2_update(h, pad, 16);
 }
 
-CUresult p2n_drv_integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t out[2])
+CUresult p2n_drv_integrity_hash(uint32_t version, uint64_t unix_seconds, uint64_t out[2],
+                                const p2n_export_slot *iface, const p2n_export_slot *itab)
 {
     if (!out)
         return CUDA_ERROR_INVALID_VALUE;
@@ -65,8 +66,6 @@ CUresult p2n_drv_integrity_check(uint32_t version, uint64_t unix_seconds, uint64
     if (r != CUDA_SUCCESS)
         return r;
 
-    const p2n_export_slot *iface = p2n_drv_export_cudart_interface();
-    const p2n_export_slot *itab = p2n_drv_export_integrity_table();
     p2n_md2_ctx h;
     pad_key(&h, 0x36);
     put_u32(&h, (uint32_t)drv_version);

@@ -112,20 +112,17 @@ static const p2n_export_slot table_ctx_checks[] = {
     FN(ns_CONTEXT_CHECKS_9), FN(ns_CONTEXT_CHECKS_10), FN(ns_CONTEXT_CHECKS_11), FN(ns_CONTEXT_CHECKS_12),
     FN(ns_CONTEXT_CHECKS_13), FN(ns_CONTEXT_CHECKS_14)};
 
-/* ---- d4082055… INTEGRITY_CHECK: [1] = export_integrity.c ---- */
+/* ---- d4082055… INTEGRITY_CHECK: [1] = export_integrity.c's hash over this file's two tables ---- */
 NS(INTEGRITY_CHECK, 2)
-static const p2n_export_slot table_integrity[] = {
-    {.size = 0x18}, FN(p2n_drv_integrity_check), FN(ns_INTEGRITY_CHECK_2)};
+static const p2n_export_slot table_integrity[3];
 
-const p2n_export_slot *p2n_drv_export_cudart_interface(void)
+static CUresult integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t out[2])
 {
-    return table_cudart_interface;
+    return p2n_drv_integrity_hash(version, unix_seconds, out, table_cudart_interface, table_integrity);
 }
 
-const p2n_export_slot *p2n_drv_export_integrity_table(void)
-{
-    return table_integrity;
-}
+static const p2n_export_slot table_integrity[3] = {
+    {.size = 0x18}, FN(integrity_check), FN(ns_INTEGRITY_CHECK_2)};
 
 typedef struct export_row {
     const char *label;

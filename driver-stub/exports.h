@@ -15,19 +15,15 @@ typedef union p2n_export_slot {
     p2n_export_fn fn;
 } p2n_export_slot;
 
-/* exports.c: the two addresses the integrity hash covers (stable for the life of the process) */
-P2N_DRV_HIDDEN const p2n_export_slot *p2n_drv_export_cudart_interface(void);
-P2N_DRV_HIDDEN const p2n_export_slot *p2n_drv_export_integrity_table(void);
+/* export_integrity.c: INTEGRITY_CHECK slot 1 (exports.c's slot function passes the two tables the hash covers:
+ * CUDART_INTERFACE and INTEGRITY_CHECK itself, whose slot 1 is hashed too; stable for the life of the process) */
+P2N_DRV_HIDDEN CUresult p2n_drv_integrity_hash(uint32_t version, uint64_t unix_seconds, uint64_t out[2],
+                                               const p2n_export_slot *iface, const p2n_export_slot *itab);
 
-/* export_integrity.c: INTEGRITY_CHECK slot 1 */
-P2N_DRV_HIDDEN CUresult p2n_drv_integrity_check(uint32_t version, uint64_t unix_seconds, uint64_t out[2]);
-
-/* export_ctx_storage.c: CONTEXT_LOCAL_STORAGE slots 0..2, and the hook contexts call when they die */
+/* export_ctx_storage.c: CONTEXT_LOCAL_STORAGE slots 0..2 (a context that dies drops its entries, calling each
+ * entry's destructor: its P2N_CTX_RELEASE_CLS hook) */
 P2N_DRV_HIDDEN CUresult p2n_drv_cls_put(CUcontext ctx, void *key, void *value, void *dtor);
 P2N_DRV_HIDDEN CUresult p2n_drv_cls_delete(CUcontext ctx, void *key);
 P2N_DRV_HIDDEN CUresult p2n_drv_cls_get(void **value, CUcontext ctx, void *key);
-/* Drops every entry of context c (primary context reset or last release, created context destroyed),
- * calling each entry's destructor. */
-P2N_DRV_HIDDEN void p2n_drv_cls_release_ctx(p2n_ctx *c);
 
 #endif

@@ -110,11 +110,30 @@ P2N_DRV_HIDDEN int p2n_drv_is_live(const void *h, uint32_t magic);
 P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx(CUcontext explicit_ctx, p2n_ctx **out);
 /* Same but a sticky error does not fail the call (for destroy/query paths). */
 P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx_nosticky(CUcontext explicit_ctx, p2n_ctx **out);
-/* CU_LIMIT_STACK_SIZE as the program set it with cuCtxSetLimit, 0 if it never did (ctx.c) */
-P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 P2N_DRV_HIDDEN void p2n_drv_ctx_printf(void *user, const char *text, size_t len);
 P2N_DRV_HIDDEN void p2n_drv_ctx_flush_printf(p2n_ctx *c);
 P2N_DRV_HIDDEN CUresult p2n_drv_ctx_sync(p2n_ctx *c);
+/* Context release hooks. ctx.c calls no subsystem above it: a file that keeps per-context resources registers its
+ * hook (from a constructor), and a context that dies (cuCtxDestroy, last cuDevicePrimaryCtxRelease,
+ * cuDevicePrimaryCtxReset) runs the hooks in slot order: P2N_CTX_RELEASE_CLS first and outside the driver lock
+ * (cudart's destructors may call the driver), then, after the backend synchronised and pending printf output was
+ * written, the others under the lock. One hook per slot. */
+typedef enum p2n_ctx_release_slot {
+    P2N_CTX_RELEASE_CLS,        /* export_ctx_storage.c: cudart's context-local storage */
+    P2N_CTX_RELEASE_STREAMS,    /* stream.c: streams and events */
+    P2N_CTX_RELEASE_MODULES,    /* module.c: modules, their functions and globals */
+    P2N_CTX_RELEASE_TEXOBJS,    /* texobj.c: texture and surface objects */
+    P2N_CTX_RELEASE_ARRAYS,     /* array.c: CUDA arrays */
+    P2N_CTX_RELEASE_MEMORY,     /* mem.c: every allocation left */
+    P2N_CTX_RELEASE_NSLOTS
+} p2n_ctx_release_slot;
+P2N_DRV_HIDDEN void p2n_drv_ctx_on_release(p2n_ctx_release_slot slot, void (*hook)(p2n_ctx *c));
+
+/* limits.c: what cuCtxSetLimit set (ctx.c checks the context first); p2n_drv_heap_claim is in backend.h */
+P2N_DRV_HIDDEN CUresult p2n_drv_limit_get(CUlimit limit, size_t *pvalue);
+P2N_DRV_HIDDEN CUresult p2n_drv_limit_set(CUlimit limit, size_t value);
+/* CU_LIMIT_STACK_SIZE as the program set it with cuCtxSetLimit, 0 if it never did */
+P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 
 /* mem.c: allocation table */
 enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3 };
@@ -130,22 +149,20 @@ typedef struct p2n_alloc {
 P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);
 P2N_DRV_HIDDEN void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags);
 P2N_DRV_HIDDEN void p2n_drv_alloc_remove(uint64_t base);
-/* Frees every allocation (and removes every global range) owned by a context. */
-P2N_DRV_HIDDEN void p2n_drv_alloc_release_ctx(p2n_ctx *c);
 
 /* module.c */
-P2N_DRV_HIDDEN void p2n_drv_module_release_ctx(p2n_ctx *c);
 P2N_DRV_HIDDEN void p2n_drv_module_destroy(p2n_module *m);
+/* A hook called with every module about to be destroyed (texref.c registers one: files above module.c hear of
+ * unloads this way, module.c never calls them). */
+P2N_DRV_HIDDEN void p2n_drv_module_on_destroy(void (*hook)(p2n_module *m));
 
 /* texref.c: texture/surface references. Before a launch of one of module m's kernels: a new object for each
  * reference whose state changed, its handle written into the module's global (the launch fails with the error) */
 P2N_DRV_HIDDEN CUresult p2n_drv_refs_sync(p2n_module *m);
-P2N_DRV_HIDDEN void p2n_drv_refs_module_gone(p2n_module *m);
 
 /* stream.c */
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */
 P2N_DRV_HIDDEN CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c);
-P2N_DRV_HIDDEN void p2n_drv_stream_release_ctx(p2n_ctx *c);
 
 /* errors.c */
 P2N_DRV_HIDDEN const char *p2n_drv_error_name(CUresult r);

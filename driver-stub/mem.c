@@ -87,7 +87,7 @@ void p2n_drv_alloc_remove(uint64_t base)
     pthread_mutex_unlock(&tab_lock);
 }
 
-void p2n_drv_alloc_release_ctx(p2n_ctx *c)
+static void p2n_drv_alloc_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&tab_lock);
     size_t j = 0;
@@ -108,6 +108,11 @@ void p2n_drv_alloc_release_ctx(p2n_ctx *c)
         captab = 0;
     }
     pthread_mutex_unlock(&tab_lock);
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_MEMORY, p2n_drv_alloc_release_ctx);
 }
 
 /* ---- allocation ---- */

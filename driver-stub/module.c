@@ -21,6 +21,7 @@
  * (cudart passes CUkernel handles as CUfunction, so they must be interchangeable).
  */
 #include <elf.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "native_lookup.h"
 #include "p2n_fatbin.h"
 #include "ptx2native.h"
+#include "support.h"
 
 static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static p2n_module **mods;
@@ -601,11 +603,19 @@ static CUresult make_module(p2n_ctx *c, const void *image, size_t known_size, co
     return CUDA_SUCCESS;
 }
 
+static void (*module_destroy_hook)(p2n_module *m);
+
+void p2n_drv_module_on_destroy(void (*hook)(p2n_module *m))
+{
+    module_destroy_hook = hook;
+}
+
 void p2n_drv_module_destroy(p2n_module *m)
 {
     list_remove(m);
     p2n_drv_unregister(m);
-    p2n_drv_refs_module_gone(m);
+    if (module_destroy_hook)
+        module_destroy_hook(m);
     for (size_t i = 0; i < m->nfuncs; i++) {
         p2n_drv_unregister(m->funcs[i]);
         m->funcs[i]->magic = 0;
@@ -622,7 +632,7 @@ void p2n_drv_module_destroy(p2n_module *m)
     free(m);
 }
 
-void p2n_drv_module_release_ctx(p2n_ctx *c)
+static void p2n_drv_module_release_ctx(p2n_ctx *c)
 {
     for (;;) {
         p2n_module *victim = NULL;
@@ -635,6 +645,11 @@ void p2n_drv_module_release_ctx(p2n_ctx *c)
             break;
         p2n_drv_module_destroy(victim);
     }
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_MODULES, p2n_drv_module_release_ctx);
 }
 
 /* ---- cuModule* ---- */
@@ -665,33 +680,11 @@ CUresult cuModuleLoadFatBinary(CUmodule *module, const void *fatCubin)
     return cuModuleLoadDataEx(module, fatCubin, 0, NULL, NULL);
 }
 
+/* the file's bytes, NUL-terminated (PTX files are text) */
 static CUresult read_file(const char *path, uint8_t **data, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return CUDA_ERROR_FILE_NOT_FOUND;
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap + 1);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        cap *= 2;
-        uint8_t *nb = realloc(buf, cap + 1);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-        }
-        buf = nb;
-    }
-    fclose(f);
-    if (!buf)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    buf[n] = 0;   /* PTX files are text: terminate them */
-    *data = buf;
-    *size = n;
-    return CUDA_SUCCESS;
+    int e = p2n_read_file(path, data, size);
+    return e == 0 ? CUDA_SUCCESS : e == ENOMEM ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_FILE_NOT_FOUND;
 }
 
 CUresult cuModuleLoad(CUmodule *module, const char *fname)

@@ -1,5 +1,5 @@
 /* spirv_record.c — reporting what a SPIR-V kernel left in its error record (spirv_record.h), the same way the
- * CPU runtime reports a trap or an assert (driver-stub/cpu/cpu_exec.c rt_trap / rt_assertfail). */
+ * CPU runtime reports a trap or an assert (driver-stub/cpu/cpu_rt_table.c cpu_rt_trap / cpu_rt_assertfail). */
 #include <stdio.h>
 #include <time.h>
 

@@ -47,7 +47,7 @@ static void obj_remove(void *o)
     pthread_mutex_unlock(&obj_lock);
 }
 
-void p2n_drv_stream_release_ctx(p2n_ctx *c)
+static void p2n_drv_stream_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&obj_lock);
     size_t j = 0;
@@ -69,6 +69,11 @@ void p2n_drv_stream_release_ctx(p2n_ctx *c)
         capobjs = 0;
     }
     pthread_mutex_unlock(&obj_lock);
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_STREAMS, p2n_drv_stream_release_ctx);
 }
 
 double p2n_drv_now_ms(void)

@@ -342,7 +342,7 @@ CUresult cuTexObjectGetResourceViewDesc(CUDA_RESOURCE_VIEW_DESC *pResViewDesc, C
     return CUDA_SUCCESS;
 }
 
-void p2n_drv_texobj_release_ctx(p2n_ctx *c)
+static void p2n_drv_texobj_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&objs_lock);
     for (texobj **pp = &objs; *pp;) {
@@ -355,4 +355,9 @@ void p2n_drv_texobj_release_ctx(p2n_ctx *c)
         }
     }
     pthread_mutex_unlock(&objs_lock);
+}
+
+__attribute__((constructor)) static void register_release_hook(void)
+{
+    p2n_drv_ctx_on_release(P2N_CTX_RELEASE_TEXOBJS, p2n_drv_texobj_release_ctx);
 }

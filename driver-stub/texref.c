@@ -190,7 +190,7 @@ CUresult p2n_drv_refs_sync(p2n_module *m)
     return r;
 }
 
-void p2n_drv_refs_module_gone(p2n_module *m)
+static void p2n_drv_refs_module_gone(p2n_module *m)
 {
     pthread_mutex_lock(&refs_lock);
     for (p2n_ref **pp = &refs; *pp;) {
@@ -207,6 +207,11 @@ void p2n_drv_refs_module_gone(p2n_module *m)
         free(ref);
     }
     pthread_mutex_unlock(&refs_lock);
+}
+
+__attribute__((constructor)) static void register_module_hook(void)
+{
+    p2n_drv_module_on_destroy(p2n_drv_refs_module_gone);
 }
 
 /* ---- binding ---- */

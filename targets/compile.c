@@ -15,6 +15,7 @@
 #include "llvm/emit.h"
 #include "spirv/spirv_target.h"
 #include "amdgpu/amdgpu_target.h"
+#include "support.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -34,12 +35,6 @@ const char *const *p2n_target_names(void) { return names_list(); }
 int p2n_target_ready(const char *arch) {
     const target_desc *t = arch ? target_find(arch) : NULL;
     return t && t->ready;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 #include "build_id.h"
@@ -129,11 +124,11 @@ static p2n_status compile_inputs(const p2n_input *inputs, unsigned n, bool link,
         diag_plain(&d, "error", "no PTX input");
         return finish(out, &d, P2N_BAD_INPUT);
     }
-    double t_parse = now_s();
+    double t_parse = p2n_now_s();
     if (n == 1 && !link) {
         ir_module *m = parse_input(&inputs[0], &d);
         if (!m) return finish(out, &d, P2N_BAD_INPUT);
-        return compile_ir(m, target, opt, &d, out, now_s() - t_parse);
+        return compile_ir(m, target, opt, &d, out, p2n_now_s() - t_parse);
     }
     /* separate compilation: parse every input, then link them into one module (passes/link_modules.c) */
     ir_module **mods = calloc(n, sizeof *mods);
@@ -158,7 +153,7 @@ out:
     free(mods);
     free(lines);
     p2n_status st = P2N_BAD_INPUT;
-    if (m) st = compile_ir(m, target, opt, &d, out, now_s() - t_parse);
+    if (m) st = compile_ir(m, target, opt, &d, out, p2n_now_s() - t_parse);
     else finish(out, &d, st);
     free(names);
     free(seg_base);
@@ -241,7 +236,7 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
                    "only --emit=ir is available", target->name, target->description);
         return finish(out, &d, P2N_UNSUPPORTED);
     }
-    double t_pass = now_s();
+    double t_pass = p2n_now_s();
     pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
                        .generic_is_global = target->family == TARGET_HOST,
                        .lacks_forward_progress = (opt->device_lacks & P2N_LACKS_FORWARD_PROGRESS) != 0};
@@ -250,8 +245,8 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
         ir_module_free(m);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_BAD_INPUT);
     }
-    t_pass = now_s() - t_pass;
-    double t_emit = now_s();
+    t_pass = p2n_now_s() - t_pass;
+    double t_emit = p2n_now_s();
     /* -j N: the threads that will compile partitions emit their own copy of the module now, while this thread
      * emits (targets/llvm/parallel.c); not when emission may change the IR (deferred kernels leave it) */
     emit_job ej = {m, target, opt};
@@ -263,7 +258,7 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
         ir_module_free(m);
         return finish(out, &d, internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED);
     }
-    t_emit = now_s() - t_emit;
+    t_emit = p2n_now_s() - t_emit;
     if (!early) ir_module_free(m);
     double times[3] = {0, 0, 0};
     p2n_status st = llvm_codegen(er.C, er.M, target, opt, early, &d, &out->data, &out->size, times);

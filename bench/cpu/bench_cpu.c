@@ -269,7 +269,7 @@ static double best_gpu(bench *b) {
 }
 
 static unsigned workers_of_runtime(void) {
-    /* the rule of the CPU runtime (driver-stub/cpu/cpu_exec.c default_threads) */
+    /* the rule of the CPU runtime (driver-stub/cpu/cpu_pool.c default_threads) */
     const char *e = getenv("P2N_CPU_THREADS");
     if (e && atoi(e) >= 1) return (unsigned)atoi(e);
     cpu_set_t set;

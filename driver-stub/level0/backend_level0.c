@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../backend.h"
-#include "../spirv_record.h"
+#include "../spirv_launch.h"
 #include "spirv_meta.h"
 #include "ptx2native.h"
 
@@ -163,7 +163,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     bool sg32 = false;
     for (uint32_t i = 0; i < cp.numSubGroupSizes && i < ZE_SUBGROUPSIZE_COUNT; i++) sg32 |= cp.subGroupSizes[i] == 32;
     info->device_lacks = sg32 ? 0 : P2N_LACKS_SUBGROUPS;
-    /* a kernel this device cannot run fails at its launch (code 3 in the error record, check_record) */
+    /* a kernel this device cannot run fails at its launch (code 3 in the error record, p2n_spv_record_check) */
     info->defer_unsupported = 1;
     return CUDA_SUCCESS;
 }
@@ -358,39 +358,14 @@ static CUresult read_dev(void *dst, uint64_t src, size_t n) {
     return CUDA_SUCCESS;
 }
 
-/* After a launch (the queue is synchronous): the first trap/assert of the grid left its record; read and clear
- * its error words and report like the OpenCL backend and the CPU runtime (driver-stub/spirv_record.c). */
-static CUresult check_record(p2n_bk_kernel *k, char **err) {
-    if (!k->m->rec || !k->m->rec[0]) return CUDA_SUCCESS;
-    uint32_t r[SPIRV_REC_ERR_WORDS];
-    memcpy(r, k->m->rec, sizeof r);
-    memset(k->m->rec, 0, sizeof r);
-    return p2n_rec_report(r, k->km->name, read_dev, err);
-}
-
-/* The device heap (header: spirv_meta.h); kernels reach it through indirect access (zeKernelSetIndirectAccess
- * DEVICE|HOST|SHARED at kernel creation). Lives as long as the backend. */
-static CUresult heap_get(void **out, char **err) {
-    if (!S.heap) {
-        size_t bytes = p2n_drv_heap_claim();
-        void *h;
-        if (l0_mem_alloc(SPIRV_HEAP_HDR + bytes, &h) != CUDA_SUCCESS) {
-            if (err) *err = p2n_bk_msg("cannot allocate the device heap (%zu bytes)", bytes);
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        }
-        memset(h, 0, SPIRV_HEAP_HDR);
-        uint64_t v[2] = {SPIRV_HEAP_HDR, SPIRV_HEAP_HDR + (uint64_t)bytes};
-        memcpy((char *)h + SPIRV_HEAP_BUMP, &v[0], 8);
-        memcpy((char *)h + SPIRV_HEAP_END, &v[1], 8);
-        S.heap = h;
-    }
-    *out = S.heap;
+/* the error record and the heap are shared USM: the host writes and reads them directly */
+static CUresult host_copy(void *dst, const void *src, size_t n) {
+    memcpy(dst, src, n);
     return CUDA_SUCCESS;
 }
 
 static CUresult launch_locked(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
     const spirv_kernel_meta *km = k->km;
-    const uint8_t *pb = l->params;
     ze_result_t r = ZE_RESULT_SUCCESS;
     if (k->bad_sg) {
         if (err) *err = p2n_bk_msg("%s: the Level Zero driver did not compile it with sub-groups of 32 (CUDA warps)",
@@ -405,27 +380,23 @@ static CUresult launch_locked(p2n_bk_kernel *k, const p2n_bk_launch *l, char **e
         if (err) *err = p2n_bk_msg("launch of %s exceeds the device's group count or size limits", km->name);
         return CUDA_ERROR_INVALID_VALUE;
     }
-    for (unsigned i = 0; i < km->nparams && r == ZE_RESULT_SUCCESS; i++)
-        r = ze.zeKernelSetArgumentValue(k->k, i, km->sizes[i], pb + km->offs[i]);
-    size_t lbytes = (size_t)km->static_smem + l->dynamic_shared_bytes;
-    if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetArgumentValue(k->k, km->nparams, lbytes ? lbytes : 16, NULL);
-    uint32_t dyn = l->dynamic_shared_bytes;
-    if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetArgumentValue(k->k, km->nparams + 1, 4, &dyn);
-    if (r == ZE_RESULT_SUCCESS && k->m->rec) {
-        /* %globaltimer's base, then the record itself (a pointer argument's value is the pointer) */
-        uint64_t now = p2n_rec_now_ns();
-        memcpy((char *)k->m->rec + SPIRV_REC_TIME_OFF, &now, sizeof now);
-        /* the launch flags (a cluster launch: targets/llvm/emit_cluster.c) */
-        memcpy((char *)k->m->rec + SPIRV_REC_LAUNCH_OFF, &l->launch_flags, sizeof l->launch_flags);
-        if (k->m->meta.heap) { /* malloc/free find the heap through the record (spirv_heap.c) */
-            void *heap;
-            CUresult cr = heap_get(&heap, err);
+    void *rec = k->m->rec;
+    if (rec) {
+        /* the device heap (header: spirv_meta.h); kernels reach it through indirect access
+         * (zeKernelSetIndirectAccess DEVICE|HOST|SHARED at kernel creation). Lives as long as the backend. */
+        if (k->m->meta.heap && !S.heap) {
+            CUresult cr = p2n_spv_heap_create(l0_mem_alloc, l0_mem_free, host_copy, &S.heap, err);
             if (cr != CUDA_SUCCESS) return cr;
-            uint64_t a = (uint64_t)(uintptr_t)heap;
-            memcpy((char *)k->m->rec + SPIRV_REC_HEAP_OFF, &a, sizeof a);
         }
-        void *rec = k->m->rec;
-        r = ze.zeKernelSetArgumentValue(k->k, km->nparams + 2, sizeof rec, &rec);
+        p2n_spv_record_prepare(rec, l, k->m->meta.heap ? S.heap : NULL, host_copy);
+    }
+    p2n_spv_args args;
+    p2n_spv_launch_args(km, l, rec, NULL, &args);
+    for (unsigned i = 0; i < args.n && r == ZE_RESULT_SUCCESS; i++) {
+        const p2n_spv_arg *a = &args.a[i];
+        /* a pointer argument's value is the pointer */
+        r = ze.zeKernelSetArgumentValue(k->k, i, a->size, a->kind == P2N_SPV_ARG_POINTER ? (const void *)&a->ptr
+                                                                                         : a->value);
     }
     if (r == ZE_RESULT_SUCCESS) r = ze.zeKernelSetGroupSize(k->k, l->block[0], l->block[1], l->block[2]);
     if (r != ZE_RESULT_SUCCESS) {
@@ -444,7 +415,9 @@ static CUresult launch_locked(p2n_bk_kernel *k, const p2n_bk_launch *l, char **e
         if (err) *err = p2n_bk_msg("Level Zero launch of %s failed (0x%x)", km->name, (unsigned)S.last);
         return cr;
     }
-    return check_record(k, err);
+    /* the first trap/assert of the grid left its record: read and clear it, report like the OpenCL backend and the
+     * CPU runtime */
+    return p2n_spv_record_check(rec, km->name, host_copy, host_copy, read_dev, err);
 }
 
 /* Copies and fills. cuMemAlloc memory is shared USM, which the host reaches, but module globals

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../backend.h"
-#include "../spirv_record.h"
+#include "../spirv_launch.h"
 #include "spirv_null_fix.h"
 #include "spirv_meta.h"
 #include "ptx2native.h"
@@ -403,75 +403,36 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
 
 static CUresult read_dev(void *dst, uint64_t src, size_t n) { return cpy(dst, (const void *)(uintptr_t)src, n); }
 
-/* After a launch: the first trap/assert of the grid left its record (driver-stub/spirv_record.c); read and clear
- * its error words and report like the CPU runtime. */
-static CUresult check_trap(p2n_bk_kernel *k, char **err) {
-    uint32_t r[SPIRV_REC_ERR_WORDS];
-    if (!k->mod->trap_rec || cpy(r, k->mod->trap_rec, sizeof r) != CUDA_SUCCESS || !r[0]) return CUDA_SUCCESS;
-    uint32_t zero[SPIRV_REC_ERR_WORDS] = {0};
-    cpy(k->mod->trap_rec, zero, sizeof zero);
-    return p2n_rec_report(r, k->km->name, read_dev, err);
-}
-
-/* The device heap: one SVM buffer for the process's context (tracked, so every launch passes it in
- * CL_KERNEL_EXEC_INFO_SVM_PTRS), header as spirv_meta.h says; it lives as long as the backend. */
-static CUresult heap_get(void **out, char **err) {
-    if (!S.heap) {
-        size_t bytes = p2n_drv_heap_claim();
-        void *h;
-        if (ocl_mem_alloc(SPIRV_HEAP_HDR + bytes, &h) != CUDA_SUCCESS) {
-            if (err) *err = p2n_bk_msg("cannot allocate the device heap (%zu bytes)", bytes);
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        }
-        uint64_t hdr[SPIRV_HEAP_HDR / 8] = {0};
-        hdr[SPIRV_HEAP_BUMP / 8] = SPIRV_HEAP_HDR;
-        hdr[SPIRV_HEAP_END / 8] = SPIRV_HEAP_HDR + (uint64_t)bytes;
-        if (cpy(h, hdr, sizeof hdr) != CUDA_SUCCESS) {
-            ocl_mem_free(h);
-            if (err) *err = p2n_bk_msg("cannot initialise the device heap");
-            return CUDA_ERROR_OUT_OF_MEMORY;
-        }
-        S.heap = h;
+/* writes into an SVM record: fine-grained SVM is visible to the launch that follows as it is */
+static CUresult rec_write(void *dst, const void *src, size_t n) {
+    if (S.fine) {
+        memcpy(dst, src, n);
+        return CUDA_SUCCESS;
     }
-    *out = S.heap;
-    return CUDA_SUCCESS;
+    return cpy(dst, src, n);
 }
 
 static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err) {
     const spirv_kernel_meta *km = k->km;
-    const uint8_t *pb = l->params;
     cl_int e = CL_SUCCESS;
-    for (unsigned i = 0; i < km->nparams && e == CL_SUCCESS; i++)
-        e = cl.clSetKernelArg(k->k, i, km->sizes[i], pb + km->offs[i]);
-    size_t lbytes = (size_t)km->static_smem + l->dynamic_shared_bytes;
-    if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams, lbytes ? lbytes : 16, NULL);
-    uint32_t dyn = l->dynamic_shared_bytes;
-    if (e == CL_SUCCESS) e = cl.clSetKernelArg(k->k, km->nparams + 1, 4, &dyn);
-    if (e == CL_SUCCESS && k->mod->trap_rec) {
-        /* %globaltimer's base (spirv_trap.c); fine-grained SVM is visible to the launch that follows */
-        uint64_t now = p2n_rec_now_ns();
-        char *at = (char *)k->mod->trap_rec + SPIRV_REC_TIME_OFF;
-        if (S.fine) memcpy(at, &now, sizeof now);
-        else if (cpy(at, &now, sizeof now) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
-        /* the launch flags (a cluster launch: targets/llvm/emit_cluster.c) */
-        at = (char *)k->mod->trap_rec + SPIRV_REC_LAUNCH_OFF;
-        if (S.fine) memcpy(at, &l->launch_flags, sizeof l->launch_flags);
-        else if (e == CL_SUCCESS && cpy(at, &l->launch_flags, sizeof l->launch_flags) != CUDA_SUCCESS)
+    void *rec = k->mod->trap_rec;
+    if (rec) {
+        /* the device heap: one SVM buffer for the process's context (tracked, so every launch passes it in
+         * CL_KERNEL_EXEC_INFO_SVM_PTRS); it lives as long as the backend */
+        if (k->mod->meta.heap && !S.heap) {
+            CUresult r = p2n_spv_heap_create(ocl_mem_alloc, ocl_mem_free, cpy, &S.heap, err);
+            if (r != CUDA_SUCCESS) return r;
+        }
+        if (p2n_spv_record_prepare(rec, l, k->mod->meta.heap ? S.heap : NULL, rec_write) != CUDA_SUCCESS)
             e = CL_INVALID_VALUE;
     }
-    if (e == CL_SUCCESS && k->mod->meta.heap && k->mod->trap_rec) {
-        /* malloc/free find the heap through the record (spirv_heap.c) */
-        void *heap;
-        CUresult r = heap_get(&heap, err);
-        if (r != CUDA_SUCCESS) return r;
-        uint64_t a = (uint64_t)(uintptr_t)heap;
-        char *at = (char *)k->mod->trap_rec + SPIRV_REC_HEAP_OFF;
-        if (S.fine) memcpy(at, &a, sizeof a);
-        else if (cpy(at, &a, sizeof a) != CUDA_SUCCESS) e = CL_INVALID_VALUE;
+    p2n_spv_args args;
+    p2n_spv_launch_args(km, l, rec, k->mod->gbuf, &args);
+    for (unsigned i = 0; i < args.n && e == CL_SUCCESS; i++) {
+        const p2n_spv_arg *a = &args.a[i];
+        e = a->kind == P2N_SPV_ARG_POINTER ? cl.clSetKernelArgSVMPointer(k->k, i, a->ptr)
+                                           : cl.clSetKernelArg(k->k, i, a->size, a->value);
     }
-    if (e == CL_SUCCESS && k->mod->trap_rec) e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2, k->mod->trap_rec);
-    if (e == CL_SUCCESS && k->mod->gbuf)
-        e = cl.clSetKernelArgSVMPointer(k->k, km->nparams + 2 + (k->mod->trap_rec != NULL), k->mod->gbuf);
     if (e != CL_SUCCESS) {
         if (err) *err = p2n_bk_msg("clSetKernelArg failed (%d)", e);
         return CUDA_ERROR_INVALID_VALUE;
@@ -493,7 +454,8 @@ static CUresult ocl_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
         return e == CL_INVALID_WORK_GROUP_SIZE || e == CL_OUT_OF_RESOURCES ? CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
                                                                            : CUDA_ERROR_LAUNCH_FAILED;
     }
-    return check_trap(k, err);
+    /* the first trap/assert of the grid left its record: read and clear it, report like the CPU runtime */
+    return p2n_spv_record_check(rec, km->name, cpy, cpy, read_dev, err);
 }
 
 static CUresult ocl_sync(void) { return cl.clFinish(S.q) == CL_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_LAUNCH_FAILED; }

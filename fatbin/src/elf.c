@@ -98,7 +98,7 @@ static int scan_region(img *im, size_t start, size_t len, const char *secname, u
     const char *sname = NULL;
     size_t pos = start, end = start + len;
     /* align the scan to 8 bytes of the image (containers are 8-aligned in memory and in the file) */
-    if (pos & 7) pos = (size_t)align_up(pos, 8);
+    if (pos & 7) pos = (size_t)p2n_align_up(pos, 8);
     while (pos + 8 <= end) {
         uint64_t w = rd64(im->b + pos);
         if (w != MAGIC64) {
@@ -133,7 +133,7 @@ static int scan_region(img *im, size_t start, size_t len, const char *secname, u
             fb_err(err, errlen, "%s: out of memory", where);
             return P2N_FB_INTERNAL;
         }
-        pos += (size_t)align_up(c.size, 8);
+        pos += (size_t)p2n_align_up(c.size, 8);
     }
     if (strict && pos < end) {
         for (size_t i = pos; i < end; i++)
@@ -299,7 +299,7 @@ static int walk_phdrs(img *im, Elf *e, char *err, size_t errlen) {
     for (size_t i = 0; i < nph; i++) {
         GElf_Phdr ph;
         if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_W)) continue;
-        for (uint64_t o = (uint64_t)(align_up(ph.p_offset, 8) - ph.p_offset); o + 24 <= ph.p_filesz; o += 8) {
+        for (uint64_t o = (uint64_t)(p2n_align_up(ph.p_offset, 8) - ph.p_offset); o + 24 <= ph.p_filesz; o += 8) {
             const uint8_t *p = im->b + ph.p_offset + o;
             if (rd32(p) != P2N_FB_WRAPPER_MAGIC || (rd32(p + 4) != 1 && rd32(p + 4) != 2)) continue;
             p2n_fb_wrapper w = {0};

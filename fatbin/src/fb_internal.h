@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "support.h"
 
 static inline uint16_t rd16(const void *p) { uint16_t v; memcpy(&v, p, 2); return v; }
 static inline uint32_t rd32(const void *p) { uint32_t v; memcpy(&v, p, 4); return v; }
@@ -13,7 +14,6 @@ static inline uint64_t rd64(const void *p) { uint64_t v; memcpy(&v, p, 8); retur
 static inline void wr16(void *p, uint16_t v) { memcpy(p, &v, 2); }
 static inline void wr32(void *p, uint32_t v) { memcpy(p, &v, 4); }
 static inline void wr64(void *p, uint64_t v) { memcpy(p, &v, 8); }
-static inline uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "ptx2native-fatbin reads little-endian data with memcpy; add byte swapping for big-endian hosts"

@@ -50,7 +50,7 @@ static size_t buf_put(buf *b, const void *d, size_t n) {
     return at;
 }
 static void buf_align(buf *b, size_t a) {
-    size_t pad = (size_t)align_up(b->n, a) - b->n;
+    size_t pad = (size_t)p2n_align_up(b->n, a) - b->n;
     if (pad) buf_put(b, NULL, pad);
 }
 

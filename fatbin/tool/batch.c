@@ -12,6 +12,7 @@
 #ifdef P2N_HAVE_COMPILER
 #include "ptx2native.h"
 #endif
+#include "support.h"
 
 static const char *build_id(void) {
 #ifdef P2N_HAVE_COMPILER
@@ -36,39 +37,13 @@ static void cache_path(const cctx *c, const p2n_fb_compile_req *rq, char *out, s
     snprintf(out, n, "%s/%.2s/%s.bin", c->cache_dir, hex, hex + 2);
 }
 
-static int read_file(const char *path, uint8_t **out, size_t *len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    struct stat st;
-    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return -1;
-    }
-    size_t n = (size_t)st.st_size;
-    uint8_t *b = malloc(n ? n : 1);
-    size_t got = 0;
-    while (b && got < n) {
-        ssize_t r = read(fd, b + got, n - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (!b || got != n) {
-        free(b);
-        return -1;
-    }
-    *out = b;
-    *len = n;
-    return 0;
-}
-
 static int cli_compile(void *ctxv, const p2n_fb_compile_req *rq, uint8_t **out, size_t *out_len, char **diag) {
     cctx *c = ctxv;
     char path[4096];
     if (c->cache_dir) {
         cache_path(c, rq, path, sizeof path);
-        if (!read_file(path, out, out_len)) {
+        struct stat st; /* a cached object is a regular file */
+        if (!stat(path, &st) && S_ISREG(st.st_mode) && !p2n_read_file(path, out, out_len)) {
             __atomic_add_fetch(&c->hits, 1, __ATOMIC_RELAXED);
             return P2N_FB_OK;
         }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
+#include "support.h"
 
 #ifndef P2N_ROCM_BITCODE_DIR
 #define P2N_ROCM_BITCODE_DIR "/usr/lib/x86_64-linux-gnu/amdgcn/bitcode"
@@ -57,30 +58,6 @@ static const char *ptx_name(const char *fn) {
         for (unsigned i = 0; i < libs[l].nfns; i++)
             if (!strcmp(fn, libs[l].fns[i][0])) return libs[l].fns[i][1];
     return fn;
-}
-
-static bool read_file(const char *path, char **data, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256 * 1024;
-            char *nb = realloc(buf, cap);
-            if (!nb) { free(buf); fclose(f); return false; }
-            buf = nb;
-        }
-        size_t r = fread(buf + n, 1, cap - n, f);
-        n += r;
-        if (r == 0) break;
-    }
-    bool ok = !ferror(f) && n > 0;
-    fclose(f);
-    if (!ok) { free(buf); return false; }
-    *data = buf;
-    *size = n;
-    return true;
 }
 
 /* Replace the cached library (ocml.bc: 190 KB, ~500 functions) by bitcode holding only L->fns and what they
@@ -135,7 +112,15 @@ static void load(devlib *L) {
     for (unsigned i = 0; i < nd; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", dirs[i], L->file);
-        if (read_file(path, &L->bytes, &L->size)) {
+        uint8_t *bytes = NULL;
+        size_t size = 0;
+        if (p2n_read_file(path, &bytes, &size) == 0 && size == 0) { /* an empty file is no library */
+            free(bytes);
+            bytes = NULL;
+        }
+        if (bytes) {
+            L->bytes = (char *)bytes;
+            L->size = size;
             snprintf(L->where, sizeof L->where, "%s", path);
             subset(L);
             return;

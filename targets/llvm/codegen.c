@@ -21,6 +21,7 @@
 #include "split.h"
 #include "../spirv/spirv_target.h"
 #include "../amdgpu/amdgpu_target.h"
+#include "support.h"
 
 extern char **environ;
 int p2n_lld_link_elf(const char *const *args, int nargs, char *err, unsigned long errlen);
@@ -57,33 +58,12 @@ static void init_llvm(void) {
         atexit(LLVMShutdown); /* LLVM prints those reports when it shuts down */
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static bool write_file(const char *path, const void *data, size_t n) {
     FILE *f = fopen(path, "wb");
     if (!f) return false;
     bool ok = fwrite(data, 1, n, f) == n;
     ok &= fclose(f) == 0;
     return ok;
-}
-
-static bool read_file(const char *path, uint8_t **data, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return false;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *buf = malloc(len > 0 ? (size_t)len : 1);
-    bool ok = buf && len >= 0 && fread(buf, 1, (size_t)len, f) == (size_t)len;
-    fclose(f);
-    if (!ok) { free(buf); return false; }
-    *data = buf;
-    *n = (size_t)len;
-    return true;
 }
 
 /* ELF shared object from relocatable objects (one per partition): lld in process, or ld.lld as a
@@ -139,7 +119,7 @@ bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens
         diag_plain(d, "error", "internal compiler error: lld failed: %s", err);
         goto done;
     }
-    ok = read_file(out, data, size);
+    ok = (p2n_read_file(out, data, size) == 0);
     if (!ok) diag_plain(d, "error", "internal compiler error: cannot read the linked object");
     if (ok && nobj > 1 && t->family == TARGET_AMDGPU && !amdgpu_merge_metadata_notes(*data, *size)) {
         diag_plain(d, "error", "internal compiler error: cannot merge the AMDGPU metadata notes of %u objects", nobj);
@@ -226,7 +206,7 @@ bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt
                    char *err, size_t errlen, double times[2]) {
     char *msg = NULL;
     bool ok = false;
-    double t0 = now();
+    double t0 = p2n_now_s();
     LLVMTargetMachineRef TM = make_tm(t, opt, &msg);
     if (!TM) {
         snprintf(err, errlen, "no LLVM target for %s: %s", t->triple, msg ? msg : "");
@@ -240,13 +220,13 @@ bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt
         goto out;
     }
     llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
-    double t1 = now();
+    double t1 = p2n_now_s();
     if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMObjectFile, &msg, obj)) {
         snprintf(err, errlen, "code generation failed: %s", msg ? msg : "");
         goto out;
     }
     times[0] = t1 - t0;
-    times[1] = now() - t1;
+    times[1] = p2n_now_s() - t1;
     ok = true;
 out:
     if (msg) LLVMDisposeMessage(msg);
@@ -260,7 +240,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     p2n_status st = P2N_INTERNAL_ERROR;
     char *err = NULL;
     LLVMTargetMachineRef TM = NULL;
-    double t0 = now();
+    double t0 = p2n_now_s();
     if (!(TM = make_tm(t, opt, &err))) {
         diag_plain(d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err ? err : "");
         goto out;
@@ -304,7 +284,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         LLVMDisposeErrorMessage(msg);
         goto out;
     }
-    double t1 = now();
+    double t1 = p2n_now_s();
     if (times) times[0] = t1 - t0;
     if (opt->emit == P2N_EMIT_LLVM) {
         char *s = LLVMPrintModuleToString(M);
@@ -328,7 +308,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         diag_plain(d, "error", "internal compiler error: code generation failed: %s", err ? err : "");
         goto out;
     }
-    double t2 = now();
+    double t2 = p2n_now_s();
     if (times) times[1] = t2 - t1;
     const char *bytes = LLVMGetBufferStart(buf);
     size_t n = LLVMGetBufferSize(buf);
@@ -343,7 +323,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     } else if (llvm_link(t, (const void *const *)&bytes, &n, 1, d, data, size)) {
         st = P2N_OK;
     }
-    if (times) times[2] = now() - t2;
+    if (times) times[2] = p2n_now_s() - t2;
     LLVMDisposeMemoryBuffer(buf);
 out:
     if (err) LLVMDisposeMessage(err);

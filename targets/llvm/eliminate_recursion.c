@@ -41,6 +41,7 @@
 #include "recursion_graph.h"
 #include "emit.h"
 #include "../spirv/spirv_target.h"
+#include "support.h"
 
 #define HDR_BYTES 32u /* i32 return id at 0, then ctx, retbuf, parambuf in 8-byte slots */
 
@@ -108,7 +109,6 @@ static bool member_of(xform *X, LLVMValueRef f, uint32_t *k) {
 }
 
 /* ---- frames */
-static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
 static uint32_t slot_align(uint64_t size) {
     uint32_t a = 1;
     while (a < size && a < 16) a *= 2;
@@ -128,17 +128,17 @@ static bool layout(xform *X, member *mb) {
     if (!mb->alloca_off || !mb->dem_off) return false;
     for (uint32_t i = 0; i < mb->nalloca; i++) {
         unsigned al = LLVMGetAlignment(mb->alloca_v[i]);
-        off = align_up(off, al ? al : 16);
+        off = p2n_align_up(off, al ? al : 16);
         mb->alloca_off[i] = (uint32_t)off;
         off += alloca_bytes(X, mb->alloca_v[i]);
     }
     for (uint32_t i = 0; i < mb->ndem; i++) {
         uint64_t s = LLVMStoreSizeOfType(X->TD, LLVMTypeOf(mb->dem[i]));
-        off = align_up(off, slot_align(s));
+        off = p2n_align_up(off, slot_align(s));
         mb->dem_off[i] = (uint32_t)off;
         off += s ? s : 1;
     }
-    off = align_up(off, X->align);
+    off = p2n_align_up(off, X->align);
     if (off > (1u << 30)) return false;
     mb->frame = (uint32_t)off;
     return true;
@@ -436,7 +436,7 @@ static bool transform(xform *X, bool verbose) {
     if (!prepare(X)) return false;
     uint32_t maxf = 0;
     for (uint32_t i = 0; i < X->nm; i++) if (X->m[i].frame > maxf) maxf = X->m[i].frame;
-    X->stack_bytes = (uint32_t)align_up(X->stack_bytes < maxf ? maxf : X->stack_bytes, X->align);
+    X->stack_bytes = (uint32_t)p2n_align_up(X->stack_bytes < maxf ? maxf : X->stack_bytes, X->align);
     char name[1024];
     snprintf(name, sizeof name, "%s.p2n.stack", vname(X->m[0].fn));
     X->merged = LLVMAddFunction(X->M, name, LLVMGlobalGetValueType(X->m[0].fn));

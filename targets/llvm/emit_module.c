@@ -9,6 +9,7 @@
 #include "../ptx2native.h"
 #include "thread_loop.h"
 #include "host_abi.h"
+#include "support.h"
 
 /* ---------------------------------------------------------------- sizes and layouts */
 
@@ -41,13 +42,12 @@ static uint64_t var_align(const ir_var *v) {
     return b ? b * (v->vec ? v->vec : 1) : 1;
 }
 
-static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
 
 static uint64_t layout_params(emit_ctx *E, const uint32_t *vars, uint32_t n) {
     uint64_t off = 0;
     for (uint32_t i = 0; i < n; i++) {
         const ir_var *v = &E->m->vars[vars[i]];
-        off = align_up(off, var_align(v));
+        off = p2n_align_up(off, var_align(v));
         E->var_off[vars[i]] = off;
         off += E->var_size[vars[i]];
     }
@@ -570,7 +570,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
                 if (var->linkage == IR_LINK_EXTERN) continue;
                 bool own = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry;
                 if (per_kernel && (pass ? var->func != (int32_t)fi : own)) continue;
-                cur = align_up(cur, var_align(var));
+                cur = p2n_align_up(cur, var_align(var));
                 E->var_off[v] = cur;
                 cur += E->var_size[v];
             }
@@ -580,8 +580,8 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         smem = top;
     }
     if (per_kernel)
-        for (uint32_t fi = 0; fi < m->nfuncs; fi++) E->kern_smem[fi] = (uint32_t)align_up(E->kern_smem[fi], dyn_align);
-    smem = align_up(smem, dyn_align);
+        for (uint32_t fi = 0; fi < m->nfuncs; fi++) E->kern_smem[fi] = (uint32_t)p2n_align_up(E->kern_smem[fi], dyn_align);
+    smem = p2n_align_up(smem, dyn_align);
     for (uint32_t v = 0; v < m->nvars; v++) {
         const ir_var *var = &m->vars[v];
         /* dynamic shared memory (and unresolved extern shared: same window); per-kernel LDS reads its

@@ -28,6 +28,7 @@
 
 #include "codegen.h"
 #include "split.h"
+#include "support.h"
 
 typedef struct part_job {
     LLVMMemoryBufferRef obj; /* the partition's object file */
@@ -213,12 +214,6 @@ void llvm_early_finish(llvm_early_workers *h) {
     free(h);
 }
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* Bodies that only partition 0 defines stay out of the bitcode (the calling thread compiles partition 0 on the
  * module it holds): their blocks are taken out of the function while the bitcode is written, so that the
  * writer sees a declaration, and put back in the same order afterwards (same IR: no use, value or name
@@ -274,7 +269,7 @@ static double makespan(const part_job *jobs, unsigned np, unsigned n) {
 p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_plan *plan, const target_desc *t,
                                  const p2n_options *opt, llvm_early_workers *early, p2n_diags *d, uint8_t **data,
                                  size_t *size, double *times) {
-    double t0 = now();
+    double t0 = p2n_now_s();
     const char *dump = getenv("P2N_SPLIT_DUMP");
     if (dump && *dump) {
         char path[4200], *msg = NULL;
@@ -329,7 +324,7 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
         worker(&w);
     }
     for (unsigned k = 0; k < started; k++) pthread_join(tid[k], NULL);
-    double t1 = now();
+    double t1 = p2n_now_s();
     const void **objs = calloc(np, sizeof *objs);
     size_t *lens = calloc(np, sizeof *lens);
     bool ok = objs && lens;
@@ -351,7 +346,7 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
         double par = t1 - t0, sum = opt_max + cg_max;
         times[0] = sum > 0 ? par * opt_max / sum : par;
         times[1] = par - times[0];
-        times[2] = now() - t1;
+        times[2] = p2n_now_s() - t1;
     }
     if (opt->verbose) {
         /* CPU seconds per partition and of everything else so far: with a core per thread the wall time

@@ -22,6 +22,7 @@
 #include "../llvm/emit.h"
 #include "spirv_target.h"
 #include "spirv_collectives.h"
+#include "support.h"
 
 
 
@@ -37,7 +38,6 @@ static uint64_t var_bytes(const ir_var *v) {
     return n;
 }
 static uint64_t var_align(const ir_var *v) { return v->align ? v->align : elem_bytes(v); }
-static uint64_t align_up(uint64_t x, uint64_t a) { return a ? (x + a - 1) / a * a : x; }
 
 typedef struct sb {
     char *s;
@@ -110,10 +110,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             if (var->ndims && !var->dims[0] && var_align(var) > dyn_align) dyn_align = var_align(var);
             continue;
         }
-        smem = align_up(smem, var_align(var));
+        smem = p2n_align_up(smem, var_align(var));
         smem += var_bytes(var);
     }
-    smem = align_up(smem, dyn_align);
+    smem = p2n_align_up(smem, dyn_align);
 
     /* function pointers first: an unknown one traps, and a module that traps passes the error record */
     if (!spirv_lower_fnptrs(C, M)) {
@@ -157,7 +157,7 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         uint64_t off = 0;
         for (uint32_t i = 0; i < np; i++) {
             const ir_var *v = &m->vars[f->sig.param[i]];
-            off = align_up(off, var_align(v));
+            off = p2n_align_up(off, var_align(v));
             offs[i] = off;
             sizes[i] = var_bytes(v);
             off += sizes[i];

@@ -1,0 +1,113 @@
+/* cpu_rt_table.c — the runtime function table every loaded code object gets (__p2n_rt): trap, assert, clocks,
+ * printf, malloc, libm (the CPU backend's grid execution: see cpu_exec.h). */
+#include "cpu_exec.h"
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static uint32_t cpu_rt_is_local(p2n_thread_ctx *ctx, uint64_t addr) {
+    p2n_stack *s = F(ctx)->stack;
+    return s && addr >= (uint64_t)(uintptr_t)s->lo && addr < (uint64_t)(uintptr_t)s->hi;
+}
+
+static _Noreturn void cpu_rt_trap(p2n_thread_ctx *ctx) {
+    cpu_fail_thread(F(ctx)->w, F(ctx), CPU_ERR_LAUNCH_FAILED, "trap (unspecified launch failure)");
+}
+
+static _Noreturn void cpu_rt_assertfail(p2n_thread_ctx *ctx, const char *message, const char *file, uint32_t line,
+                                    const char *function, uint64_t char_size) {
+    fiber *f = F(ctx);
+    worker *w = f->w;
+    if (char_size == P2N_ASSERT_NOT_SUPPORTED) { /* a --defer-unsupported stub: "kernel 'K': ... at f:l:c" */
+        fprintf(stderr, "ptx2native: %s\n", message ? message : "?");
+        fflush(stderr);
+        cpu_launch_fail(w->L, CPU_ERR_NOT_SUPPORTED, cpu_fmt("%s", message ? message : "kernel not supported"));
+        w->aborted = true;
+        cpu_leave_fiber(w);
+    }
+    if (char_size == P2N_ASSERT_ILLEGAL_ADDRESS) /* a fault the code found itself: `message` is the address */
+        cpu_fail_thread(w, f, CPU_ERR_ILLEGAL_ADDRESS, "access to address %p (an illegal memory access was encountered)",
+                    (const void *)message);
+    if (char_size == P2N_ASSERT_MISALIGNED_ADDRESS)
+        cpu_fail_thread(w, f, CPU_ERR_MISALIGNED_ADDRESS, "access to address %p (misaligned address)",
+                    (const void *)message);
+    if (char_size == P2N_ASSERT_ILLEGAL_INSTRUCTION) /* `message` names the instruction */
+        cpu_fail_thread(w, f, CPU_ERR_ILLEGAL_INSTRUCTION, "%s (an illegal instruction was encountered)",
+                    message ? message : "?");
+    const uint32_t *b = w->tmpl.ctaid, *t = f->ctx.tid;
+    char *text = cpu_fmt("%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", file ? file : "?", line,
+                     function ? function : "?", b[0], b[1], b[2], t[0], t[1], t[2], message ? message : "?");
+    if (text) {
+        fprintf(stderr, "%s\n", text);
+        fflush(stderr);
+    }
+    char *full = cpu_fmt("kernel '%s': %s", w->L->kd->name, text ? text : "assertion failed");
+    free(text);
+    cpu_launch_fail(w->L, CPU_ERR_ASSERT, full);
+    w->aborted = true;
+    cpu_leave_fiber(w);
+}
+
+/* ---------------------------------------------- misc runtime ---------------------------------------------- */
+
+static uint64_t rt_clock64(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
+static uint64_t rt_globaltimer(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
+/* %nsmid is 1 in emitted code (one SM): %smid must stay below it whatever worker runs the block */
+static uint32_t rt_smid(p2n_thread_ctx *ctx) { (void)ctx; return 0; }
+
+static int32_t rt_vprintf(p2n_thread_ctx *ctx, const char *format, const void *args) {
+    return p2n_format_printf(&F(ctx)->w->out, format, args);
+}
+
+static void *rt_malloc(p2n_thread_ctx *ctx, uint64_t size) {
+    (void)ctx;
+    return size ? malloc((size_t)size) : NULL;
+}
+static void rt_free(p2n_thread_ctx *ctx, void *p) {
+    (void)ctx;
+    free(p);
+}
+
+static float m_sinf(float x) { return sinf(x); }
+static float m_cosf(float x) { return cosf(x); }
+static float m_exp2f(float x) { return exp2f(x); }
+static float m_log2f(float x) { return log2f(x); }
+static float m_tanhf(float x) { return tanhf(x); }
+
+const p2n_rt_table p2n_cpu_rt_table = {
+    .abi_version = P2N_HOST_ABI_VERSION,
+    .barrier = cpu_rt_barrier,
+    .barrier_red = cpu_rt_barrier_red,
+    .shfl = cpu_rt_shfl,
+    .vote = cpu_rt_vote,
+    .match_any = cpu_rt_match_any,
+    .match_all = cpu_rt_match_all,
+    .redux = cpu_rt_redux,
+    .activemask = cpu_rt_activemask,
+    .warp_sync = cpu_rt_warp_sync,
+    .elect = cpu_rt_elect,
+    .yield = cpu_rt_yield,
+    .clock64 = rt_clock64,
+    .globaltimer = rt_globaltimer,
+    .smid = rt_smid,
+    .vprintf = rt_vprintf,
+    .trap = cpu_rt_trap,
+    .assertfail = cpu_rt_assertfail,
+    .exit_thread = cpu_rt_exit_thread,
+    .sinf = m_sinf,
+    .cosf = m_cosf,
+    .exp2f = m_exp2f,
+    .log2f = m_log2f,
+    .tanhf = m_tanhf,
+    /* libm's own (its ifunc picks the FMA3 version): x86-64-v2 code calls these for every fma.rn, so no
+     * wrapper hop (bench/cpu/RESULTS.md) */
+    .fma = fma,
+    .fmaf = fmaf,
+    .malloc = rt_malloc,
+    .free = rt_free,
+    .warp_matrix = cpu_rt_warp_matrix,
+    .is_local = cpu_rt_is_local,
+};
