@@ -15,7 +15,7 @@ for m in warp_ops mma_ops; do
       -e 's/\.p[0-9]i64(/.p0.i64(/g' "$d/$m.ll" > "$d/$m.host.ll"
   "$cc" -O1 -w -c "$d/$m.host.ll" -o "$d/$m.o"
 done
-"$cc" -O1 -std=c17 -D_GNU_SOURCE -I"$src/driver-stub/cpu" -I"$src/driver-stub" -I"$src/targets" "$src/tests/spirv/emu/emu.c" \
+"$cc" -O1 -std=c17 -D_GNU_SOURCE -I"$src/driver-stub/cpu" -I"$src/driver-stub" -I"$src/targets" -I"$src/abi" "$src/tests/spirv/emu/emu.c" \
     "$src/tests/spirv/emu/emu_mma.c" "$src/driver-stub/cpu/cpu_matrix.c" "$src/driver-stub/cpu/cpu_mma.c" \
     "$d/warp_ops.o" "$d/mma_ops.o" -o "$d/emu" -lpthread -lm
 "$d/emu"
