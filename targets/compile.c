@@ -174,10 +174,13 @@ static bool emit_lowered(ir_module *m, const target_desc *target, const p2n_opti
         !llvm_eliminate_recursion(er->M, target, opt->recursion_stack, opt->verbose, d, internal))
         ok = false;
     if (ok && target->family == TARGET_SPIRV &&
-        !spirv_lower_module(er->C, er->M, m, target, opt->device_lacks, d, internal))
+        !spirv_lower_module(er->C, er->M, m, er->desc, target, opt->device_lacks, d, internal))
         ok = false;
-    if (ok && target->family == TARGET_AMDGPU && !amdgpu_lower_module(er->C, er->M, m, target, d, internal))
+    if (ok && target->family == TARGET_AMDGPU &&
+        !amdgpu_lower_module(er->C, er->M, m, er->desc, target, d, internal))
         ok = false;
+    emit_desc_free(er->desc); /* what the lowering needed of the emission */
+    er->desc = NULL;
     if (!ok) {
         LLVMDisposeModule(er->M);
         LLVMContextDispose(er->C);

@@ -44,46 +44,6 @@ void amd_workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord) {
 
 bool amd_is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
 
-static LLVMValueRef shfl(emit_ctx *E, LLVMValueRef *a) {
-    /* a: ctx mode value b c membermask in_range_ptr (PTX ISA shfl.sync pseudo code) */
-    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
-    LLVMValueRef lane = amd_laneid(E);
-    LLVMValueRef bval = LLVMBuildAnd(BLD, a[3], c32(E, 31), "");
-    LLVMValueRef cval = LLVMBuildAnd(BLD, a[4], c32(E, 31), "");
-    LLVMValueRef seg = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, a[4], c32(E, 8), ""), c32(E, 31), "");
-    LLVMValueRef nseg = LLVMBuildXor(BLD, seg, c32(E, 31), "");
-    LLVMValueRef maxl = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, lane, seg, ""), LLVMBuildAnd(BLD, cval, nseg, ""), "");
-    LLVMValueRef minl = LLVMBuildAnd(BLD, lane, seg, "");
-    LLVMValueRef j, p;
-    switch (mode) {
-    case P2N_SHFL_UP:
-        j = LLVMBuildSub(BLD, lane, bval, "");
-        p = LLVMBuildICmp(BLD, LLVMIntSGE, j, maxl, "");
-        break;
-    case P2N_SHFL_DOWN:
-        j = LLVMBuildAdd(BLD, lane, bval, "");
-        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-        break;
-    case P2N_SHFL_BFLY:
-        j = LLVMBuildXor(BLD, lane, bval, "");
-        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-        break;
-    default:
-        j = LLVMBuildOr(BLD, minl, LLVMBuildAnd(BLD, bval, nseg, ""), "");
-        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-        break;
-    }
-    /* j is a lane of the warp without a mask: lane, minl and maxl are in [0, 31]; where p holds, up gives
-     * maxl <= j <= lane (signed compare, so a negative j fails), down j <= maxl, idx and bfly combine 5-bit
-     * values; otherwise j = lane. (A `& 31` here cost a v_and per shuffle that LLVM cannot prove redundant.) */
-    j = LLVMBuildSelect(BLD, p, j, lane, "");
-    LLVMValueRef src = LLVMBuildOr(BLD, j, amd_warp_half(E), "");
-    LLVMValueRef ba[2] = {LLVMBuildShl(BLD, src, c32(E, 2), ""), a[2]};
-    LLVMValueRef r = intrin(E, "llvm.amdgcn.ds.bpermute", NULL, 0, ba, 2);
-    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, p, E->i32, ""), a[6]);
-    return r;
-}
-
 static LLVMValueRef vote(emit_ctx *E, LLVMValueRef *a) {
     unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
     LLVMValueRef pred = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
@@ -146,7 +106,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
     case RT_WARP_SYNC:
         intrin(E, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0);
         return NULL;
-    case RT_SHFL: return shfl(E, a);
+    case RT_SHFL: return amd_shfl(E, a);
     case RT_VOTE: return vote(E, a);
     case RT_ACTIVEMASK: return amd_ballot32(E, LLVMConstInt(E->i1, 1, 0));
     case RT_YIELD: {

@@ -19,7 +19,8 @@ LLVMValueRef amd_ballot32(emit_ctx *E, LLVMValueRef pred_i1); /* ballot of this 
 void amd_workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord);
 bool amd_is_const(LLVMValueRef v, uint64_t k);
 
-/* amdgpu_sync.c: the rt_call slots beyond shfl/vote (a: the shared emission's arguments, host_abi.h) */
+/* amdgpu_sync.c: the rt_call slots beyond vote (a: the shared emission's arguments, host_abi.h) */
+LLVMValueRef amd_shfl(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_redux(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a);

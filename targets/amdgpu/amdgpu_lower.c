@@ -1,14 +1,14 @@
 /* amdgpu_lower.c — the host-model LLVM module emit_module produced -> an AMDGPU (HSA, COV5) module.
  *
  * emit_module builds every kernel as `void body(ptr params, ptr ctx)` reading ids and sizes from the
- * p2n_thread_ctx (abi/host_abi.h) and describes the kernels in the host descriptor
- * `__p2n_module`. Here each kernel gets an `amdgpu_kernel` wrapper whose explicit arguments ARE the PTX
- * parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx with the shared-memory
- * window and calls the (always inlined) body; special registers do not go through ctx on AMDGPU (intrinsics in
- * every function, amdgpu_hooks.c), and calls pass no ctx when no device function reads it (drop_unread_ctx),
- * so SROA removes it. Shared memory: one static LDS window per
- * kernel (its own statics) plus the external zero-size LDS array for dynamic shared memory, which the back end
- * places after all static LDS of the kernel. */
+ * p2n_thread_ctx (abi/host_abi.h) and describes the kernels (parameter layout, LDS window, flags, ntid bounds)
+ * in its emit_desc (targets/llvm/emit.h). Here each kernel gets an `amdgpu_kernel` wrapper whose explicit
+ * arguments ARE the PTX parameter buffer (byte arrays at the PTX offsets, padding between), which fills a ctx
+ * with the shared-memory window and calls the (always inlined) body; special registers do not go through ctx on
+ * AMDGPU (intrinsics in every function, amdgpu_hooks.c), and calls pass no ctx when no device function reads it
+ * (drop_unread_ctx), so SROA removes it. Shared memory: one static LDS window per kernel (its own statics) plus
+ * the external zero-size LDS array for dynamic shared memory, which the back end places after all static LDS of
+ * the kernel. */
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include <pthread.h>
@@ -47,11 +47,6 @@ static LLVMValueRef call_intrin(lower *L, const char *name, LLVMTypeRef *tys, un
     return LLVMBuildCall2(L->B, LLVMIntrinsicGetType(L->C, id, tys, nt), fn, a, n, "");
 }
 
-static uint64_t elem_u(LLVMValueRef agg, unsigned i) {
-    LLVMValueRef e = LLVMGetAggregateElement(agg, i);
-    return e && LLVMIsAConstantInt(e) ? LLVMConstIntGetZExtValue(e) : 0;
-}
-
 static void add_str_attr(lower *L, LLVMValueRef f, const char *k, const char *v) {
     LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex,
                             LLVMCreateStringAttribute(L->C, k, (unsigned)strlen(k), v, (unsigned)strlen(v)));
@@ -70,17 +65,15 @@ static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) 
     LLVMBuildStore(L->B, v, LLVMBuildGEP2(L->B, L->i8, ctx, &o, 1, ""));
 }
 
-/* one kernel descriptor element of __p2n_kernels -> the amdgpu_kernel wrapper */
+/* one kernel of emission's description -> the amdgpu_kernel wrapper of its body */
 /* win: this kernel's (addrspace 3) shared window, its statics only (NULL: none); dyn: the external zero-size
  * LDS array, which the back end places after all static LDS the kernel uses */
-static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRef dyn) {
-    LLVMValueRef body = LLVMGetAggregateElement(kd, 1);
-    unsigned np = (unsigned)elem_u(kd, 2);
-    LLVMValueRef offs_g = LLVMGetAggregateElement(kd, 3), sizes_g = LLVMGetAggregateElement(kd, 4);
-    LLVMValueRef offs = np ? LLVMGetInitializer(offs_g) : NULL, sizes = np ? LLVMGetInitializer(sizes_g) : NULL;
-    LLVMValueRef mx = LLVMGetAggregateElement(kd, 9), rq = LLVMGetAggregateElement(kd, 10);
-    size_t nl;
-    char *name = strdup(LLVMGetValueName2(body, &nl));
+static bool wrap_kernel(lower *L, const emit_kernel *kd, LLVMValueRef win, LLVMValueRef dyn) {
+    LLVMValueRef body = LLVMGetNamedFunction(L->M, kd->name);
+    if (!body) return false;
+    unsigned np = kd->nparams;
+    size_t nl = strlen(kd->name);
+    char *name = strdup(kd->name);
     char *bname = malloc(nl + 16);
     snprintf(bname, nl + 16, "%s.p2n.body", name);
     LLVMSetValueName2(body, bname, strlen(bname));
@@ -90,12 +83,12 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
     /* explicit kernel arguments = the PTX parameter buffer; then, when some code of the module reads the launch
      * flags (P2N_KERNEL_LAUNCH_FLAGS: a shared::cluster async operation tests for a cluster launch, emit_cluster.c),
      * a hidden u32 __p2n_launch_flags at the next 4-byte boundary that the runtime appends (P2N_LAUNCH_*) */
-    bool lflags = (elem_u(kd, 11) & P2N_KERNEL_LAUNCH_FLAGS) != 0;
+    bool lflags = (kd->flags & P2N_KERNEL_LAUNCH_FLAGS) != 0;
     LLVMTypeRef *at = calloc(2 * np + 3, sizeof *at);
     unsigned na = 0;
     uint64_t cur = 0;
     for (unsigned i = 0; i < np; i++) {
-        uint64_t o = elem_u(offs, i), s = elem_u(sizes, i);
+        uint64_t o = kd->params[i].offset, s = kd->params[i].size;
         if (o < cur) { free(at); free(name); return false; }
         if (o > cur) at[na++] = LLVMArrayType2(L->i8, o - cur);
         at[na++] = LLVMArrayType2(L->i8, s ? s : 1);
@@ -113,13 +106,13 @@ static bool wrap_kernel(lower *L, LLVMValueRef kd, LLVMValueRef win, LLVMValueRe
     LLVMSetFunctionCallConv(k, LLVMAMDGPUKERNELCallConv);
     LLVMSetVisibility(k, LLVMProtectedVisibility);
     unsigned fx = 1, fy = 1, fz = 1;
-    bool req = elem_u(rq, 0) != 0, maxn = elem_u(mx, 0) != 0;
+    bool req = kd->reqntid[0] != 0, maxn = kd->maxntid[0] != 0;
     char buf[64];
     if (req || maxn) {
-        LLVMValueRef v = req ? rq : mx;
-        fx = (unsigned)elem_u(v, 0);
-        fy = (unsigned)(elem_u(v, 1) ? elem_u(v, 1) : 1);
-        fz = (unsigned)(elem_u(v, 2) ? elem_u(v, 2) : 1);
+        const uint32_t *v = req ? kd->reqntid : kd->maxntid;
+        fx = v[0];
+        fy = v[1] ? v[1] : 1;
+        fz = v[2] ? v[2] : 1;
         unsigned tot = fx * fy * fz;
         snprintf(buf, sizeof buf, "%u,%u", req ? tot : 1, tot);
     } else {
@@ -278,8 +271,8 @@ static void lower_exit(lower *L) {
     LLVMDeleteFunction(mk);
 }
 
-bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                         p2n_diags *d, bool *internal) {
+bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const emit_desc *desc,
+                         const target_desc *t, p2n_diags *d, bool *internal) {
     amdgpu_init_llvm();
     lower LL = {.C = C, .M = M, .t = t, .d = d}, *L = &LL;
     L->B = LLVMCreateBuilderInContext(C);
@@ -314,43 +307,35 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
      * itself is linked below with the other device libraries */
     if (!amdgpu_lower_printf(M, t, d)) ok = false;
     LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
-    LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
-    uint64_t align = 16;
-    for (uint32_t v = 0; v < m->nvars; v++)
-        if (ir_space_base[m->vars[v].space] == IR_S_SHARED && m->vars[v].align > align) align = m->vars[v].align;
     /* LDS per kernel: its own window global holding the statics it can name (emit_module lays them out per
-     * kernel), the dynamic part = the external zero-size array the back end places after ALL static LDS of
-     * the kernel (its window, the hooks' private words if reachable), at the array's alignment. Offsets into
-     * the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately, so a
-     * kernel's group segment holds only what it uses (not the whole module's shared memory). */
+     * kernel: emit_kernel.static_smem), the dynamic part = the external zero-size array the back end places after
+     * ALL static LDS of the kernel (its window, the hooks' private words if reachable), at the array's alignment.
+     * Offsets into the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately,
+     * so a kernel's group segment holds only what it uses (not the whole module's shared memory). */
     if (ok) drop_unread_ctx(L, m);
-    if (karr && ok) {
-        LLVMValueRef ks = LLVMGetInitializer(karr);
-        unsigned nk = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(ks));
-        uint64_t dyn_align = nk ? elem_u(LLVMGetAggregateElement(ks, 0), 7) : 16;
-        LLVMValueRef dyn = NULL;
-        if (nk) {
-            dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
-            LLVMSetLinkage(dyn, LLVMExternalLinkage);
-            LLVMSetAlignment(dyn, (unsigned)(dyn_align > 16 ? dyn_align : 16));
-        }
-        for (unsigned i = 0; i < nk && ok; i++) {
-            LLVMValueRef kd = LLVMGetAggregateElement(ks, i), win = NULL;
-            uint64_t st = elem_u(kd, 6);
+    if (desc->nkernels && ok) {
+        uint64_t dyn_align = desc->dyn_align;
+        LLVMValueRef dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
+        LLVMSetLinkage(dyn, LLVMExternalLinkage);
+        LLVMSetAlignment(dyn, (unsigned)(dyn_align > 16 ? dyn_align : 16));
+        for (unsigned i = 0; i < desc->nkernels && ok; i++) {
+            const emit_kernel *kd = &desc->kernels[i];
+            LLVMValueRef win = NULL;
+            uint64_t st = kd->static_smem;
             if (st) {
-                size_t nl;
-                const char *kn = LLVMGetValueName2(LLVMGetAggregateElement(kd, 1), &nl);
+                size_t nl = strlen(kd->name);
                 char *wn = malloc(nl + 16);
-                snprintf(wn, nl + 16, "__p2n_lds.%s", kn);
+                snprintf(wn, nl + 16, "__p2n_lds.%s", kd->name);
                 LLVMTypeRef ty = LLVMArrayType2(L->i8, st);
                 win = LLVMAddGlobalInAddressSpace(M, ty, wn, 3);
                 free(wn);
                 LLVMSetInitializer(win, LLVMGetPoison(ty));
                 LLVMSetLinkage(win, LLVMInternalLinkage);
-                LLVMSetAlignment(win, (unsigned)align);
+                LLVMSetAlignment(win, kd->smem_align);
             }
             if (!wrap_kernel(L, kd, win, dyn)) {
-                diag_plain(d, "error", "internal compiler error: kernel parameter layout not increasing");
+                diag_plain(d, "error", "internal compiler error: kernel '%s': parameter layout not increasing, or "
+                           "no body emitted", kd->name);
                 *internal = true;
                 ok = false;
             }

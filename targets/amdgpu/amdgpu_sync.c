@@ -104,7 +104,15 @@ static void nap(emit_ctx *E) {
     LLVMValueRef one = c32(E, 1);
     intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &one, 1);
 }
-static const lane_ops amd_lanes = {amd_ballot32, read_lane, amd_laneid, sync_word, nap};
+static LLVMValueRef wave_count(emit_ctx *E, LLVMValueRef pred_i1);
+static LLVMValueRef wave_leader(emit_ctx *E);
+static void red_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt);
+static const lane_ops amd_lanes = {.ballot = amd_ballot32, .read_lane = read_lane, .laneid = amd_laneid,
+                                   .sync_word = sync_word, .pause = nap, .group_count = wave_count,
+                                   .group_leader = wave_leader, .red_barrier = red_barrier};
+
+/* a: ctx mode value b c membermask in_range_ptr: the source lane through ds_bpermute (emit_lanes.c) */
+LLVMValueRef amd_shfl(emit_ctx *E, LLVMValueRef *a) { return lanes_shfl(E, &amd_lanes, a); }
 
 LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a) { return lanes_match_any(E, &amd_lanes, a); }
 LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a) { return lanes_match_all(E, &amd_lanes, a); }
@@ -137,8 +145,6 @@ static LLVMValueRef priv_word(emit_ctx *E, unsigned base, LLVMValueRef id) {
     LLVMValueRef idx = LLVMBuildAdd(BLD, LLVMBuildAnd(BLD, id, c32(E, 15), ""), c32(E, base), "");
     return LLVMBuildGEP2(BLD, E->i32, g, &idx, 1, "");
 }
-
-static unsigned wg_scope(emit_ctx *E) { return LLVMGetSyncScopeID(E->C, "workgroup", 9); }
 
 /* Does f itself arrive on barrier 0 (bar.arrive / barrier.arrive with id 0 or a register id)? */
 static bool arrives_on_zero(const ir_func *f) {
@@ -255,37 +261,25 @@ void amd_barrier(emit_ctx *E, LLVMValueRef *a) {
     else lds_barrier(E, a[1], a[2], !arrive);
 }
 
-/* if (hwlane is the wave's first active lane) *w += v (or -= v) */
-static void wave_leader_rmw(emit_ctx *E, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRMWBinOp op) {
+/* bar.red counts per wave (lanes_barrier_red): the lanes of the whole wave (both CUDA warps on wave64) whose
+ * pred_i1 holds, and whether this is the wave's first active lane */
+static LLVMValueRef wave_count(emit_ctx *E, LLVMValueRef pred_i1) {
+    LLVMValueRef b = intrin(E, "llvm.amdgcn.ballot", &E->i64, 1, &pred_i1, 1);
+    return LLVMBuildTrunc(BLD, intrin(E, "llvm.ctpop", &E->i64, 1, &b, 1), E->i32, "");
+}
+
+static LLVMValueRef wave_leader(emit_ctx *E) {
     LLVMValueRef t = LLVMConstInt(E->i1, 1, 0);
     LLVMValueRef act = intrin(E, "llvm.amdgcn.ballot", &E->i64, 1, &t, 1);
     LLVMValueRef first = LLVMBuildTrunc(BLD, intrin(E, "llvm.cttz", &E->i64, 1, (LLVMValueRef[]){act, LLVMConstInt(E->i1, 0, 0)}, 2), E->i32, "");
-    LLVMBasicBlockRef yes = new_bb(E, "red.leader"), join = new_bb(E, "red.join");
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, amd_hw_lane(E), first, ""), yes, join);
-    LLVMPositionBuilderAtEnd(BLD, yes);
-    LLVMBuildAtomicRMWSyncScope(BLD, op, w, v, LLVMAtomicOrderingMonotonic, wg_scope(E));
-    LLVMBuildBr(BLD, join);
-    LLVMPositionBuilderAtEnd(BLD, join);
+    LLVMValueRef hw = amd_hw_lane(E);
+    return LLVMBuildICmp(BLD, LLVMIntEQ, hw, first, "");
 }
 
-/* a: ctx id count op pred. Each wave adds the number of its lanes with the (for .and: negated) predicate to
- * an LDS counter; after the barrier everyone reads the total; after a second barrier (nobody reads any more)
- * each wave takes its part back out, so the counter is 0 again for the next bar.red without a reset race. */
-LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a) {
-    unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
-    LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
-    LLVMValueRef b = intrin(E, "llvm.amdgcn.ballot", &E->i64, 1, &p, 1);
-    LLVMValueRef part = LLVMBuildTrunc(BLD, intrin(E, "llvm.ctpop", &E->i64, 1, &b, 1), E->i32, "");
-    bool fast = use_s_barrier(E, a[1], a[2], false);
-    LLVMValueRef w = priv_word(E, AMDGPU_PRIV_RED, a[1]);
-    wave_leader_rmw(E, w, part, LLVMAtomicRMWBinOpAdd);
-    cta_barrier(E, a[1], a[2], fast);
-    LLVMValueRef tot = LLVMBuildLoad2(BLD, E->i32, w, "");
-    LLVMSetOrdering(tot, LLVMAtomicOrderingMonotonic);
-    LLVMSetAtomicSyncScopeID(tot, wg_scope(E));
-    LLVMSetAlignment(tot, 4);
-    cta_barrier(E, a[1], a[2], fast);
-    wave_leader_rmw(E, w, part, LLVMAtomicRMWBinOpSub);
-    if (op == P2N_RED_POPC) return tot;
-    return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
+/* bar.red's barriers: s_barrier where it implements the barrier, else the counting one */
+static void red_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt) {
+    cta_barrier(E, id, cnt, use_s_barrier(E, id, cnt, false));
 }
+
+/* a: ctx id count op pred (emit_lanes.c: counted per wave in an LDS word) */
+LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a) { return lanes_barrier_red(E, &amd_lanes, a); }

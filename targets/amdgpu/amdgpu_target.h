@@ -24,8 +24,9 @@ void amdgpu_init_llvm(void);
  * explicit kernel arguments are the PTX parameter buffer, the ctx built from workitem/workgroup ids and the
  * dispatch packet, LDS for .shared, globals in addrspace(1), allocas in addrspace(5), COV5 module flag,
  * workgroup-scope fences around s_barrier. False: diagnosed (internal set when it is our bug). */
-bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                         p2n_diags *d, bool *internal);
+struct emit_desc; /* emission's description of the module (targets/llvm/emit.h): kernels, layouts, LDS */
+bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const struct emit_desc *desc,
+                         const target_desc *t, p2n_diags *d, bool *internal);
 
 /* After the optimiser (codegen.c): a kernel's private copy of kernarg bytes (nvcc's .local copy of a by-value
  * struct parameter it indexes dynamically) is read from the kernarg segment instead of scratch. */

@@ -185,10 +185,64 @@ bool defer_note_as(emit_ctx *E, const char *text, defer_kind kind); /* DEFER_STU
 void defer_finish(emit_ctx *E);
 bool defer_supported_target(const target_desc *t);
 
+/* ---- what emission produced (emit_result.desc): the facts the targets' lowerings need about the module,
+ * computed once by emit_module.c (the host's binary descriptor __p2n_module, abi/host_abi.h, is written from
+ * it too), so that no target re-derives a layout from the IR or reads it back out of the LLVM module. */
+typedef struct emit_param {
+    uint64_t offset, size, align;  /* in the PTX parameter buffer */
+} emit_param;
+
+typedef struct emit_kernel {
+    const char *name;        /* PTX name = the LLVM function emit_module made of the kernel body */
+    uint32_t func;           /* index in ir_module.funcs */
+    uint32_t nparams;
+    emit_param *params;      /* PTX parameter layout, declaration order, increasing offsets */
+    uint64_t param_bytes;    /* end of the last parameter (0: none) */
+    uint32_t static_smem;    /* static shared bytes the kernel's window holds (rounded up to emit_desc.dyn_align):
+                              * the module's (host, SPIR-V), or its own statics on AMDGPU (per_kernel_smem);
+                              * dynamic shared memory starts there */
+    uint32_t smem_align;     /* alignment of that window */
+    uint64_t local_bytes;    /* its own .local variables */
+    uint32_t flags;          /* P2N_KERNEL_* (host_abi.h), as in the host descriptor */
+    uint32_t maxntid[3], reqntid[3]; /* .maxntid / .reqntid: all 0 when absent, missing dimensions 1 */
+} emit_kernel;
+
+typedef struct emit_shared_var {
+    const char *name;
+    uint32_t var;            /* index in ir_module.vars */
+    int32_t func;            /* declaring function, -1: module scope */
+    uint64_t offset, size, align; /* offset in the shared window (per kernel on AMDGPU); dynamic: the
+                              * module-wide dynamic base (AMDGPU reads a kernel's from ctx instead) */
+    bool dynamic;            /* extern (dynamic shared memory, or an unresolved extern) */
+} emit_shared_var;
+
+typedef struct emit_global {
+    const char *name;
+    uint32_t var;            /* index in ir_module.vars */
+    ir_space space;          /* IR_S_GLOBAL, IR_S_CONST, IR_S_LOCAL (module-scope .local) */
+    uint64_t size;           /* bytes of storage (unsized arrays: what the initializer fills) */
+    bool initialized;        /* defined here with an initializer (LLVM global with a body) */
+} emit_global;
+
+typedef struct emit_desc {
+    uint32_t nkernels;       /* kernels with a body, module order */
+    emit_kernel *kernels;
+    uint32_t nshared;        /* every .shared variable, module order */
+    emit_shared_var *shared;
+    uint32_t nglobals;       /* module-scope variables that got storage, module order */
+    emit_global *globals;
+    uint32_t static_smem;    /* module-wide static shared bytes, rounded up to dyn_align: the dynamic base */
+    uint32_t dyn_align;      /* alignment of dynamic shared memory (>= 16) */
+    uint32_t module_flags;   /* P2N_KERNEL_* over all functions */
+    bool per_kernel_smem;    /* AMDGPU: each kernel its own window (module statics, then its own) */
+} emit_desc;
+void emit_desc_free(emit_desc *d);
+
 /* ---- module driver (emit_module.c) */
 typedef struct emit_result {
     LLVMContextRef C;
     LLVMModuleRef M;
+    emit_desc *desc;         /* owned by the caller (emit_desc_free), once the target lowering has used it */
 } emit_result;
 struct p2n_options;
 bool emit_module(ir_module *m, const target_desc *t, const struct p2n_options *opt, p2n_diags *d, emit_result *out,

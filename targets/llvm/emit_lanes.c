@@ -5,6 +5,7 @@
  * PTX), so every lane executes the same number of ballots and lane reads, and a lane read only ever names a
  * participating (hence active) lane. */
 #include "emit_lanes.h"
+#include "host_abi.h"
 
 #define BLD (E->B)
 
@@ -70,6 +71,85 @@ LLVMValueRef lanes_match_all(emit_ctx *E, const lane_ops *L, LLVMValueRef *a) {
     LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, L->ballot(E, eq), m, ""), m, "");
     LLVMBuildStore(BLD, LLVMBuildZExt(BLD, all, E->i32, ""), a[3]);
     return sel(E, all, m, c32(E, 0));
+}
+
+/* shfl.sync: the source lane j of the PTX ISA's pseudo code from b (lane offset / index) and c (clamp in bits
+ * 0-4, segment mask in bits 8-12), all 5-bit values; p: j lies in this lane's segment (up: j >= maxLane, else
+ * j <= maxLane), otherwise the lane reads its own value. */
+LLVMValueRef lanes_shfl(emit_ctx *E, const lane_ops *L, LLVMValueRef *a) {
+    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+    LLVMValueRef lane = L->laneid(E);
+    LLVMValueRef bval = LLVMBuildAnd(BLD, a[3], c32(E, 31), "");
+    LLVMValueRef cval = LLVMBuildAnd(BLD, a[4], c32(E, 31), "");
+    LLVMValueRef seg = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, a[4], c32(E, 8), ""), c32(E, 31), "");
+    LLVMValueRef nseg = LLVMBuildXor(BLD, seg, c32(E, 31), "");
+    LLVMValueRef maxl = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, lane, seg, ""), LLVMBuildAnd(BLD, cval, nseg, ""), "");
+    LLVMValueRef minl = LLVMBuildAnd(BLD, lane, seg, "");
+    LLVMValueRef j, p;
+    switch (mode) {
+    case P2N_SHFL_UP:
+        j = LLVMBuildSub(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSGE, j, maxl, "");
+        break;
+    case P2N_SHFL_DOWN:
+        j = LLVMBuildAdd(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    case P2N_SHFL_BFLY:
+        j = LLVMBuildXor(BLD, lane, bval, "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    default:
+        j = LLVMBuildOr(BLD, minl, LLVMBuildAnd(BLD, bval, nseg, ""), "");
+        p = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
+        break;
+    }
+    /* j is a lane of the warp without a mask: lane, minl and maxl are in [0, 31]; where p holds, up gives
+     * maxl <= j <= lane (signed compare, so a negative j fails), down j <= maxl, idx and bfly combine 5-bit
+     * values; otherwise j = lane. (A `& 31` here cost a v_and per shuffle on AMDGPU that LLVM cannot prove
+     * redundant.) */
+    j = LLVMBuildSelect(BLD, p, j, lane, "");
+    LLVMValueRef r = L->read_lane(E, a[2], j);
+    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, p, E->i32, ""), a[6]);
+    return r;
+}
+
+static unsigned wg_scope(emit_ctx *E) { return LLVMGetSyncScopeID(E->C, "workgroup", 9); }
+
+/* if (this lane leads its group) *w op= v */
+static void group_leader_rmw(emit_ctx *E, const lane_ops *L, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRMWBinOp op) {
+    LLVMValueRef lead;
+    if (L->group_leader) lead = L->group_leader(E);
+    else {
+        LLVMValueRef first = lanes_cttz32(E, L->ballot(E, ci(E->i1, 1)));
+        lead = LLVMBuildICmp(BLD, LLVMIntEQ, L->laneid(E), first, "");
+    }
+    LLVMBasicBlockRef yes = new_bb(E, "red.leader"), join = new_bb(E, "red.join");
+    LLVMBuildCondBr(BLD, lead, yes, join);
+    LLVMPositionBuilderAtEnd(BLD, yes);
+    LLVMBuildAtomicRMWSyncScope(BLD, op, w, v, LLVMAtomicOrderingMonotonic, wg_scope(E));
+    LLVMBuildBr(BLD, join);
+    LLVMPositionBuilderAtEnd(BLD, join);
+}
+
+/* bar.red by counting: after the first barrier everyone reads the total; after the second (nobody reads any
+ * more) each group takes its part back out, so the word is 0 again for the next bar.red without a reset race. */
+LLVMValueRef lanes_barrier_red(emit_ctx *E, const lane_ops *L, LLVMValueRef *a) {
+    unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
+    LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
+    LLVMValueRef part = L->group_count ? L->group_count(E, p)
+                                       : intrin(E, "llvm.ctpop", &E->i32, 1, (LLVMValueRef[]){L->ballot(E, p)}, 1);
+    LLVMValueRef w = L->sync_word(E, LANES_WORD_RED, a[1]);
+    group_leader_rmw(E, L, w, part, LLVMAtomicRMWBinOpAdd);
+    L->red_barrier(E, a[1], a[2]);
+    LLVMValueRef tot = LLVMBuildLoad2(BLD, E->i32, w, "");
+    LLVMSetOrdering(tot, LLVMAtomicOrderingMonotonic);
+    LLVMSetAtomicSyncScopeID(tot, wg_scope(E));
+    LLVMSetAlignment(tot, 4);
+    L->red_barrier(E, a[1], a[2]);
+    group_leader_rmw(E, L, w, part, LLVMAtomicRMWBinOpSub);
+    if (op == P2N_RED_POPC) return tot;
+    return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
 }
 
 static void wg_fence(emit_ctx *E, LLVMAtomicOrdering o) {

@@ -16,10 +16,24 @@ typedef struct lane_ops {
     /* the i32 sync word `which` (LANES_WORD_*) of barrier `id` in work-group memory, zeroed before first use */
     LLVMValueRef (*sync_word)(emit_ctx *E, unsigned which, LLVMValueRef id);
     void (*pause)(emit_ctx *E); /* between polls of a spin-wait; NULL: poll again at once */
+    /* bar.red (lanes_barrier_red): the i32 number of lanes of this lane's hardware group (a wave, a sub-group)
+     * whose pred_i1 holds, and i1 "this lane is its group's first active lane": each group adds its count once.
+     * NULL: the CUDA warp is the group (popcount of ballot, lowest lane of ballot(true)). */
+    LLVMValueRef (*group_count)(emit_ctx *E, LLVMValueRef pred_i1);
+    LLVMValueRef (*group_leader)(emit_ctx *E);
+    /* bar.red: the CTA barrier `id` with thread count `cnt` (i32, 0: all threads) around reading the total */
+    void (*red_barrier)(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt);
 } lane_ops;
 
 enum { LANES_WORD_BAR, LANES_WORD_RED };
 
+/* shfl.sync (PTX ISA pseudo code): a: ctx mode(P2N_SHFL_*, constant) value b c membermask in_range_ptr -> the
+ * i32 value of the source lane, or this lane's own where that lane is out of its segment (*in_range_ptr 0) */
+LLVMValueRef lanes_shfl(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
+/* bar.red.popc/.and/.or by counting (a: ctx id count op(P2N_RED_*, constant) pred): every group adds the number
+ * of its lanes with the (for .and: negated) predicate to the sync word LANES_WORD_RED of barrier id, a barrier
+ * (L->red_barrier), everyone reads the total, a second barrier, every group takes its part back out */
+LLVMValueRef lanes_barrier_red(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 /* a: ctx value(i64) membermask -> i32 lanes holding this lane's value */
 LLVMValueRef lanes_match_any(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 /* a: ctx value(i64) membermask pred_ptr -> members, or 0; *pred_ptr = all equal */

@@ -426,8 +426,75 @@ static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
     return g;
 }
 
-static void emit_descriptor(emit_ctx *E) {
+/* The description of what emission produced (emit.h emit_desc), after the bodies (deferred kernels that
+ * were left out have no body any more): what the host descriptor below says, and what the other targets'
+ * lowerings read instead of re-deriving it. */
+static emit_desc *build_desc(emit_ctx *E) {
     ir_module *m = E->m;
+    emit_desc *D = calloc(1, sizeof *D);
+    D->kernels = calloc(m->nfuncs + 1, sizeof *D->kernels);
+    D->shared = calloc(m->nvars + 1, sizeof *D->shared);
+    D->globals = calloc(m->nvars + 1, sizeof *D->globals);
+    D->static_smem = E->static_smem;
+    D->dyn_align = E->dyn_align;
+    D->module_flags = E->module_flags;
+    D->per_kernel_smem = E->kern_smem != NULL;
+    uint32_t smem_align = 16; /* the largest declared .align of a .shared variable, at least 16 */
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (var_space(E, v) == IR_S_SHARED) {
+            if (var->align > smem_align) smem_align = var->align;
+            D->shared[D->nshared++] = (emit_shared_var){.name = ir_str(m, var->name), .var = v, .func = var->func,
+                                                        .offset = E->var_off[v], .size = E->var_size[v],
+                                                        .align = var_align(var),
+                                                        .dynamic = var->linkage == IR_LINK_EXTERN};
+        }
+        if (E->gvar[v] && var->func < 0)
+            D->globals[D->nglobals++] = (emit_global){.name = ir_str(m, var->name), .var = v, .space = var_space(E, v),
+                                                      .size = E->var_size[v],
+                                                      .initialized = LLVMGetInitializer(E->gvar[v]) != NULL};
+    }
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        ir_func *f = &m->funcs[fi];
+        if (!f->is_entry || !f->has_body) continue;
+        emit_kernel *k = &D->kernels[D->nkernels++];
+        uint32_t np = f->sig.nparam;
+        k->name = ir_str(m, f->name);
+        k->func = fi;
+        k->nparams = np;
+        k->params = calloc(np + 1, sizeof *k->params);
+        for (uint32_t i = 0; i < np; i++) {
+            uint32_t v = f->sig.param[i];
+            k->params[i] = (emit_param){E->var_off[v], E->var_size[v], var_align(&m->vars[v])};
+            if (k->params[i].offset + k->params[i].size > k->param_bytes)
+                k->param_bytes = k->params[i].offset + k->params[i].size;
+        }
+        for (uint32_t v = 0; v < m->nvars; v++)
+            if (m->vars[v].func == (int32_t)fi && var_space(E, v) == IR_S_LOCAL) k->local_bytes += E->var_size[v];
+        k->static_smem = E->kern_smem ? E->kern_smem[fi] : E->static_smem;
+        k->smem_align = smem_align;
+        for (int c = 0; c < 3; c++) {
+            k->maxntid[c] = c < f->perf.n_maxntid ? f->perf.maxntid[c] : (f->perf.n_maxntid ? 1 : 0);
+            k->reqntid[c] = c < f->perf.n_reqntid ? f->perf.reqntid[c] : (f->perf.n_reqntid ? 1 : 0);
+        }
+        k->flags = E->module_flags | E->fn_flags[fi] | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0) |
+                   (f->perf.explicitcluster && !f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_LAUNCH : 0) |
+                   (f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_DIMS : 0);
+    }
+    return D;
+}
+
+void emit_desc_free(emit_desc *D) {
+    if (!D) return;
+    for (uint32_t i = 0; i < D->nkernels; i++) free(D->kernels[i].params);
+    free(D->kernels);
+    free(D->shared);
+    free(D->globals);
+    free(D);
+}
+
+/* The host's binary descriptor __p2n_module (host_abi.h p2n_module_desc), written from the description. */
+static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
     LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
     LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
                            E->ptr};
@@ -437,44 +504,36 @@ static void emit_descriptor(emit_ctx *E) {
     LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
     LLVMTypeRef mt = LLVMStructTypeInContext(E->C, mt_el, 5, 0);
 
-    LLVMValueRef *ks = calloc(m->nfuncs + 1, sizeof *ks);
+    LLVMValueRef *ks = calloc(D->nkernels + 1, sizeof *ks);
     unsigned nk = 0;
-    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
-        ir_func *f = &m->funcs[fi];
-        if (!f->is_entry || !f->has_body) continue;
-        uint32_t np = f->sig.nparam;
+    for (uint32_t ki = 0; ki < D->nkernels; ki++) {
+        const emit_kernel *k = &D->kernels[ki];
+        uint32_t fi = k->func, np = k->nparams;
         uint32_t *offs = calloc(np + 1, 4), *sizes = calloc(np + 1, 4);
-        uint64_t pbsize = 0;
         for (uint32_t i = 0; i < np; i++) {
-            offs[i] = (uint32_t)E->var_off[f->sig.param[i]];
-            sizes[i] = (uint32_t)E->var_size[f->sig.param[i]];
-            if (offs[i] + sizes[i] > pbsize) pbsize = offs[i] + sizes[i];
+            offs[i] = (uint32_t)k->params[i].offset;
+            sizes[i] = (uint32_t)k->params[i].size;
         }
-        uint64_t local = 0;
-        for (uint32_t v = 0; v < m->nvars; v++)
-            if (m->vars[v].func == (int32_t)fi && var_space(E, v) == IR_S_LOCAL) local += E->var_size[v];
         LLVMValueRef mx[3], rq[3];
-        for (int k = 0; k < 3; k++) {
-            mx[k] = c32(E, k < f->perf.n_maxntid ? f->perf.maxntid[k] : (f->perf.n_maxntid ? 1 : 0));
-            rq[k] = c32(E, k < f->perf.n_reqntid ? f->perf.reqntid[k] : (f->perf.n_reqntid ? 1 : 0));
+        for (int c = 0; c < 3; c++) {
+            mx[c] = c32(E, k->maxntid[c]);
+            rq[c] = c32(E, k->reqntid[c]);
         }
-        LLVMValueRef el[] = {cstr(E, ir_str(m, f->name)), E->fn[fi], c32(E, np), u32_array(E, offs, np),
-                             u32_array(E, sizes, np), c32(E, pbsize), c32(E, E->kern_smem ? E->kern_smem[fi] : E->static_smem), c32(E, E->dyn_align),
-                             c32(E, local), LLVMConstArray2(E->i32, mx, 3), LLVMConstArray2(E->i32, rq, 3),
-                             c32(E, E->module_flags | E->fn_flags[fi] | (E->block_fn[fi] ? P2N_KERNEL_THREAD_LOOP : 0) |
-                                 (f->perf.explicitcluster && !f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_LAUNCH : 0) |
-                                 (f->perf.n_reqnctapercluster ? P2N_KERNEL_CLUSTER_DIMS : 0)),
+        LLVMValueRef el[] = {cstr(E, k->name), E->fn[fi], c32(E, np), u32_array(E, offs, np),
+                             u32_array(E, sizes, np), c32(E, (uint32_t)k->param_bytes), c32(E, k->static_smem),
+                             c32(E, D->dyn_align), c32(E, (uint32_t)k->local_bytes), LLVMConstArray2(E->i32, mx, 3),
+                             LLVMConstArray2(E->i32, rq, 3), c32(E, k->flags),
                              E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
         ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
-        (void)ks;
         free(offs);
         free(sizes);
     }
-    LLVMValueRef *gs = calloc(m->nvars + 1, sizeof *gs);
+    LLVMValueRef *gs = calloc(D->nglobals + 1, sizeof *gs);
     unsigned ng = 0;
-    for (uint32_t v = 0; v < m->nvars; v++) {
-        if (!E->gvar[v] || m->vars[v].func >= 0 || !LLVMGetInitializer(E->gvar[v])) continue;
-        LLVMValueRef el[] = {cstr(E, ir_str(m, m->vars[v].name)), E->gvar[v], c64(E, E->var_size[v])};
+    for (uint32_t i = 0; i < D->nglobals; i++) {
+        const emit_global *g = &D->globals[i];
+        if (!g->initialized) continue;
+        LLVMValueRef el[] = {cstr(E, g->name), E->gvar[g->var], c64(E, g->size)};
         gs[ng++] = LLVMConstNamedStruct(gt, el, 3);
     }
     LLVMValueRef karr = LLVMConstNull(E->ptr), garr = LLVMConstNull(E->ptr);
@@ -661,7 +720,8 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->f = NULL;
     E->ins = NULL;
     defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
-    if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E);
+    emit_desc *desc = E->failed ? NULL : build_desc(E);
+    if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E, desc);
     if (!E->failed && t->native_cpu) host_native_attrs(E);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
@@ -675,11 +735,13 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     free(E->tl_ok);
     *internal = E->internal_error;
     if (E->failed) {
+        emit_desc_free(desc);
         LLVMDisposeModule(E->M);
         LLVMContextDispose(E->C);
         return false;
     }
     out->C = E->C;
     out->M = E->M;
+    out->desc = desc;
     return true;
 }

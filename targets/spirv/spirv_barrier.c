@@ -1,7 +1,7 @@
 /* spirv_barrier.c — the PTX barriers OpControlBarrier cannot express on SPIR-V: bar.arrive, bar.sync/bar.red with
- * a thread count, and bar.sync on a barrier that some bar.arrive also targets. Same algorithm as the AMDGPU
- * target (targets/amdgpu/amdgpu_sync.c, docs/amdgpu.md): a counting barrier in a Workgroup word with
- * workgroup-scope atomics and a spin-wait, which needs forward progress between sub-groups (Intel GPUs give it;
+ * a thread count, and bar.sync on a barrier that some bar.arrive also targets. The AMDGPU target's algorithms,
+ * shared code (targets/llvm/emit_lanes.c: lanes_count_barrier, lanes_barrier_red): a counting barrier in a
+ * Workgroup word with workgroup-scope atomics and a spin-wait, which needs forward progress between sub-groups (Intel GPUs give it;
  * PoCL's CPU device, P2N_LACKS_FORWARD_PROGRESS, does not: diagnosed there). */
 #include <stdio.h>
 
@@ -86,12 +86,16 @@ static LLVMValueRef laneid(emit_ctx *E) { return ctx_field(E, CTX_LANEID, E->i32
 static LLVMValueRef lanes_word(emit_ctx *E, unsigned which, LLVMValueRef id) {
     return sync_word(E, which == LANES_WORD_BAR ? SPIRV_SYNC_BAR : SPIRV_SYNC_RED, id);
 }
-/* the sub-group (= CUDA warp) primitives for the shared algorithms (targets/llvm/emit_lanes.c) */
-const lane_ops spirv_lanes = {spirv_sg_ballot, spirv_sg_shuffle, laneid, lanes_word, NULL};
+static void red_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt);
+/* the sub-group (= CUDA warp) primitives for the shared algorithms (targets/llvm/emit_lanes.c); bar.red counts per
+ * sub-group, i.e. per CUDA warp (the default group) */
+const lane_ops spirv_lanes = {.ballot = spirv_sg_ballot, .read_lane = spirv_sg_shuffle, .laneid = laneid,
+                              .sync_word = lanes_word, .red_barrier = red_barrier};
 
 static void count_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt, bool wait) {
     lanes_count_barrier(E, &spirv_lanes, id, cnt, wait);
 }
+static void red_barrier(emit_ctx *E, LLVMValueRef id, LLVMValueRef cnt) { count_barrier(E, id, cnt, true); }
 
 bool spirv_barrier(emit_ctx *E, LLVMValueRef *a) {
     bool arrive = !is_const(a[3], 0);
@@ -140,37 +144,12 @@ void spirv_yield(emit_ctx *E) {
     LLVMPositionBuilderAtEnd(BLD, go);
 }
 
-/* if (lane is the sub-group's first active lane) *w op= v */
-static void leader_rmw(emit_ctx *E, LLVMValueRef w, LLVMValueRef v, LLVMAtomicRMWBinOp op) {
-    LLVMValueRef first = lanes_cttz32(E, spirv_sg_ballot(E, ci(E->i1, 1)));
-    LLVMBasicBlockRef yes = new_bb(E, "red.leader"), join = new_bb(E, "red.join");
-    LLVMBuildCondBr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, ctx_field(E, CTX_LANEID, E->i32), first, ""), yes, join);
-    LLVMPositionBuilderAtEnd(BLD, yes);
-    LLVMBuildAtomicRMWSyncScope(BLD, op, w, v, LLVMAtomicOrderingMonotonic, wg_scope(E));
-    LLVMBuildBr(BLD, join);
-    LLVMPositionBuilderAtEnd(BLD, join);
-}
-
-/* a: ctx id count op pred (count != 0). Each warp adds the number of its lanes with the (for .and: negated)
- * predicate to a Workgroup counter; after the barrier everyone reads the total; after a second barrier (nobody
- * reads any more) each warp takes its part back out, so the counter is 0 again for the next bar.red. */
+/* a: ctx id count op pred (count != 0): counted per sub-group in a Workgroup word around the counting barrier
+ * (lanes_barrier_red, emit_lanes.c) */
 LLVMValueRef spirv_barrier_red_count(emit_ctx *E, LLVMValueRef *a) {
     const char *what = "barrier reduction with a thread count: a counting barrier";
     if (!spirv_needs_subgroups(E, what) || lacks_progress(E, what)) return LLVMGetUndef(E->i32);
-    unsigned op = (unsigned)LLVMConstIntGetZExtValue(a[3]);
-    LLVMValueRef p = LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, a[4], c32(E, 0), "");
-    LLVMValueRef part = intrin(E, "llvm.ctpop", &E->i32, 1, (LLVMValueRef[]){spirv_sg_ballot(E, p)}, 1);
-    LLVMValueRef w = sync_word(E, SPIRV_SYNC_RED, a[1]);
-    leader_rmw(E, w, part, LLVMAtomicRMWBinOpAdd);
-    count_barrier(E, a[1], a[2], true);
-    LLVMValueRef tot = LLVMBuildLoad2(BLD, E->i32, w, "");
-    LLVMSetOrdering(tot, LLVMAtomicOrderingMonotonic);
-    LLVMSetAtomicSyncScopeID(tot, wg_scope(E));
-    LLVMSetAlignment(tot, 4);
-    count_barrier(E, a[1], a[2], true);
-    leader_rmw(E, w, part, LLVMAtomicRMWBinOpSub);
-    if (op == P2N_RED_POPC) return tot;
-    return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
+    return lanes_barrier_red(E, &spirv_lanes, a);
 }
 
 /* In the kernel wrapper (spirv_lower.c), in uniform control flow before the body: Workgroup variables start

@@ -1,4 +1,4 @@
-/* spirv_collectives.h — SPIR-V lowerings of the CUDA warp collectives beyond shfl/vote (match, redux on 1.2,
+/* spirv_collectives.h — SPIR-V lowerings of the CUDA warp collectives beyond vote (shfl, match, redux on 1.2,
  * ldmatrix/stmatrix/mma/wmma; the algorithms themselves are shared: targets/llvm/emit_lanes.h) and of the barriers OpControlBarrier cannot express (bar.arrive, thread counts, named
  * barriers targeted by bar.arrive). Called from spirv_hooks.c's rt_call arms. */
 #ifndef P2N_SPIRV_COLLECTIVES_H
@@ -9,7 +9,8 @@
 /* sub-group primitives of spirv_hooks.c (1.4: KHR non-uniform ops, 1.2: SPV_INTEL_subgroups) */
 LLVMValueRef spirv_sg_ballot(emit_ctx *E, LLVMValueRef p);                  /* i1 -> i32 bit per lane */
 LLVMValueRef spirv_sg_shuffle(emit_ctx *E, LLVMValueRef v, LLVMValueRef src); /* i32 of lane src */
-extern const lane_ops spirv_lanes; /* the two above + %laneid + sync words, for emit_lanes.c (spirv_barrier.c) */
+/* the two above + %laneid + sync words + bar.red's counting barrier, for emit_lanes.c (spirv_barrier.c) */
+extern const lane_ops spirv_lanes;
 
 /* a: the rt_call arguments of the shared emission (emit_sync.c / emit_matrix.c) */
 LLVMValueRef spirv_match_any(emit_ctx *E, LLVMValueRef *a);  /* ctx value(i64) membermask */

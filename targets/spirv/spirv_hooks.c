@@ -144,38 +144,8 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
     case RT_WARP_SYNC:
         control_barrier(E, 3, 3, 0x388); /* Subgroup scope */
         return NULL;
-    case RT_SHFL: {
-        /* (ctx, mode, value, b, c, membermask, *in_range) — PTX shfl.sync semantics */
-        unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
-        LLVMValueRef l = lane(E), b = a[3], c = a[4];
-        LLVMValueRef segmask = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, c, c32(E, 8), ""), c32(E, 31), "");
-        LLVMValueRef clamp = LLVMBuildAnd(BLD, c, c32(E, 31), "");
-        LLVMValueRef nseg = LLVMBuildXor(BLD, segmask, c32(E, 0xffffffff), "");
-        LLVMValueRef maxl = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, l, segmask, ""), LLVMBuildAnd(BLD, clamp, nseg, ""), "");
-        LLVMValueRef minl = LLVMBuildAnd(BLD, l, segmask, "");
-        LLVMValueRef j, ok;
-        switch (mode) {
-        case P2N_SHFL_UP:
-            j = LLVMBuildSub(BLD, l, b, "");
-            ok = LLVMBuildICmp(BLD, LLVMIntSGE, j, maxl, "");
-            break;
-        case P2N_SHFL_DOWN:
-            j = LLVMBuildAdd(BLD, l, b, "");
-            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-            break;
-        case P2N_SHFL_BFLY:
-            j = LLVMBuildXor(BLD, l, b, "");
-            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-            break;
-        default:
-            j = LLVMBuildOr(BLD, minl, LLVMBuildAnd(BLD, LLVMBuildAnd(BLD, b, c32(E, 31), ""), nseg, ""), "");
-            ok = LLVMBuildICmp(BLD, LLVMIntSLE, j, maxl, "");
-            break;
-        }
-        j = sel(E, ok, j, l);
-        LLVMBuildStore(BLD, LLVMBuildZExt(BLD, ok, E->i32, ""), a[6]);
-        return shuffle(E, a[2], j);
-    }
+    case RT_SHFL: /* (ctx, mode, value, b, c, membermask, *in_range): the source lane's value by shuffle */
+        return lanes_shfl(E, &spirv_lanes, a);
     case RT_VOTE: {
         unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
         LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");

@@ -20,24 +20,11 @@
 #include <llvm-c/Analysis.h>
 
 #include "../llvm/emit.h"
+#include "host_abi.h"
 #include "spirv_target.h"
 #include "spirv_collectives.h"
-#include "support.h"
 
 
-
-static uint64_t elem_bytes(const ir_var *v) {
-    uint64_t b = (tbits((ir_type)v->type) + 7) / 8;
-    if (!b) b = 1;
-    return b * (v->vec ? v->vec : 1);
-}
-static uint64_t var_bytes(const ir_var *v) {
-    uint64_t n = elem_bytes(v);
-    for (unsigned i = 0; i < v->ndims; i++)
-        if (v->dims[i]) n *= v->dims[i];
-    return n;
-}
-static uint64_t var_align(const ir_var *v) { return v->align ? v->align : elem_bytes(v); }
 
 typedef struct sb {
     char *s;
@@ -88,8 +75,9 @@ static bool known_import(const char *n) {
            !strcmp(n, SPIRV_VPRINTF_MARKER);
 }
 
-bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                        unsigned device_lacks, p2n_diags *d, bool *internal) {
+bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const emit_desc *desc,
+                        const target_desc *t, unsigned device_lacks, p2n_diags *d, bool *internal) {
+    (void)m;
     *internal = false;
     bool ok = true;
     LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
@@ -101,19 +89,8 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
     sb meta = {0};
 
-    /* static .shared layout: the same computation as emit_module.c */
-    uint64_t smem = 0, dyn_align = 16;
-    for (uint32_t v = 0; v < m->nvars; v++) {
-        const ir_var *var = &m->vars[v];
-        if (ir_space_base[var->space] != IR_S_SHARED) continue;
-        if (var->linkage == IR_LINK_EXTERN) {
-            if (var->ndims && !var->dims[0] && var_align(var) > dyn_align) dyn_align = var_align(var);
-            continue;
-        }
-        smem = p2n_align_up(smem, var_align(var));
-        smem += var_bytes(var);
-    }
-    smem = p2n_align_up(smem, dyn_align);
+    /* static .shared bytes (the module's one window, emission's layout): dynamic shared memory starts there */
+    uint64_t smem = desc->static_smem;
 
     /* function pointers first: an unknown one traps, and a module that traps passes the error record */
     if (!spirv_lower_fnptrs(C, M)) {
@@ -141,30 +118,22 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     /* 1. kernel wrappers */
     unsigned mdk = LLVMGetMDKindIDInContext(C, "intel_reqd_sub_group_size", 25);
     unsigned nkern = 0;
-    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
-        const ir_func *f = &m->funcs[fi];
-        if (!f->is_entry || !f->has_body) continue;
-        const char *name = ir_str(m, f->name);
+    for (uint32_t ki = 0; ki < desc->nkernels; ki++) {
+        const emit_kernel *kd = &desc->kernels[ki];
+        const char *name = kd->name;
         LLVMValueRef body = LLVMGetNamedFunction(M, name);
         if (!body) { diag_plain(d, "error", "internal compiler error: SPIR-V: kernel '%s' not emitted", name); *internal = true; ok = false; continue; }
         char bname[512];
         snprintf(bname, sizeof bname, "%s.p2n.body", name);
         LLVMSetValueName2(body, bname, strlen(bname));
-        uint32_t np = f->sig.nparam;
+        uint32_t np = kd->nparams;
         if (np > 64) { diag_plain(d, "error", "unsupported PTX construct for target %s: kernel '%s' has more than 64 parameters", t->name, name); ok = false; continue; }
         LLVMTypeRef *at = calloc(np + 5, sizeof *at);
-        uint64_t *offs = calloc(np + 1, sizeof *offs), *sizes = calloc(np + 1, sizeof *sizes);
-        uint64_t off = 0;
         for (uint32_t i = 0; i < np; i++) {
-            const ir_var *v = &m->vars[f->sig.param[i]];
-            off = p2n_align_up(off, var_align(v));
-            offs[i] = off;
-            sizes[i] = var_bytes(v);
-            off += sizes[i];
-            uint64_t s = sizes[i];
+            uint64_t s = kd->params[i].size;
             at[i] = (s == 1 || s == 2 || s == 4 || s == 8) ? LLVMIntTypeInContext(C, (unsigned)(8 * s)) : pptr;
         }
-        uint64_t pbsize = off ? off : 1;
+        uint64_t pbsize = kd->param_bytes ? kd->param_bytes : 1;
         at[np] = lptr;
         at[np + 1] = i32;
         at[np + 2] = g1ptr; /* error record (only when the module traps) */
@@ -178,7 +147,7 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         for (uint32_t i = 0; i < np; i++)
             if (at[i] == pptr) {
                 unsigned kind = LLVMGetEnumAttributeKindForName("byval", 5);
-                LLVMAddAttributeAtIndex(k, i + 1, LLVMCreateTypeAttribute(C, kind, LLVMArrayType2(i8, sizes[i])));
+                LLVMAddAttributeAtIndex(k, i + 1, LLVMCreateTypeAttribute(C, kind, LLVMArrayType2(i8, kd->params[i].size)));
             }
         LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(C, k, "entry");
         LLVMPositionBuilderAtEnd(B, bb);
@@ -188,10 +157,10 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         LLVMValueRef ctx = LLVMBuildAlloca(B, LLVMArrayType2(i8, SPIRV_CTX_SIZE), "ctx");
         LLVMSetAlignment(ctx, 16);
         for (uint32_t i = 0; i < np; i++) {
-            LLVMValueRef o = LLVMConstInt(i64, offs[i], 0);
+            LLVMValueRef o = LLVMConstInt(i64, kd->params[i].offset, 0);
             LLVMValueRef dst = LLVMBuildGEP2(B, i8, pb, &o, 1, "");
             LLVMValueRef arg = LLVMGetParam(k, i);
-            if (at[i] == pptr) LLVMBuildMemCpy(B, dst, 1, arg, 1, LLVMConstInt(i64, sizes[i], 0));
+            if (at[i] == pptr) LLVMBuildMemCpy(B, dst, 1, arg, 1, LLVMConstInt(i64, kd->params[i].size, 0));
             else LLVMSetAlignment(LLVMBuildStore(B, arg, dst), 1);
         }
 #define CTXST(off, val)                                                                                           \
@@ -232,23 +201,22 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         LLVMBuildCall2(B, LLVMGlobalGetValueType(body), body, args, 2, "");
         LLVMBuildRetVoid(B);
         sbf(&meta, "kernel %s %u %llu %llu", name, np, (unsigned long long)pbsize, (unsigned long long)smem);
-        for (uint32_t i = 0; i < np; i++) sbf(&meta, " %llu:%llu", (unsigned long long)offs[i], (unsigned long long)sizes[i]);
+        for (uint32_t i = 0; i < np; i++)
+            sbf(&meta, " %llu:%llu", (unsigned long long)kd->params[i].offset, (unsigned long long)kd->params[i].size);
         add_meta(C, M, meta.s);
         meta.n = 0;
-        if (f->perf.explicitcluster && !f->perf.n_reqnctapercluster) { /* cluster dimensions at launch */
+        if (kd->flags & P2N_KERNEL_CLUSTER_LAUNCH) { /* cluster dimensions at launch */
             sbf(&meta, "xcluster %s", name);
             add_meta(C, M, meta.s);
             meta.n = 0;
         }
-        if (f->perf.n_reqnctapercluster) { /* every launch a cluster launch (the record's launch flags) */
+        if (kd->flags & P2N_KERNEL_CLUSTER_DIMS) { /* every launch a cluster launch (the record's launch flags) */
             sbf(&meta, "rcluster %s", name);
             add_meta(C, M, meta.s);
             meta.n = 0;
         }
         nkern++;
         free(at);
-        free(offs);
-        free(sizes);
     }
 
     /* trap/assert/exit: error record + early return (spirv_trap.c) */
@@ -257,16 +225,14 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
     /* 2. globals: __p2n_globals(ulong addrspace(1) *out) writes every module-scope global's address */
     {
         unsigned ng = 0;
-        LLVMValueRef *gs = calloc(m->nvars + 1, sizeof *gs);
-        for (uint32_t v = 0; v < m->nvars; v++) {
-            const ir_var *var = &m->vars[v];
-            if (var->func >= 0) continue;
-            ir_space s = ir_space_base[var->space];
-            if (s != IR_S_GLOBAL && s != IR_S_CONST) continue;
-            LLVMValueRef g = LLVMGetNamedGlobal(M, ir_str(m, var->name));
+        LLVMValueRef *gs = calloc(desc->nglobals + 1, sizeof *gs);
+        for (uint32_t i = 0; i < desc->nglobals; i++) {
+            const emit_global *eg = &desc->globals[i];
+            if (eg->space != IR_S_GLOBAL && eg->space != IR_S_CONST) continue;
+            LLVMValueRef g = LLVMGetNamedGlobal(M, eg->name);
             if (!g || !LLVMGetInitializer(g)) continue;
             gs[ng] = g;
-            sbf(&meta, "global %s %llu %u", ir_str(m, var->name), (unsigned long long)var_bytes(var), ng);
+            sbf(&meta, "global %s %llu %u", eg->name, (unsigned long long)eg->size, ng);
             add_meta(C, M, meta.s);
             meta.n = 0;
             ng++;

@@ -32,10 +32,12 @@ bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFi
 
 /* After emit_module: OpenCL kernel wrappers (PTX params as kernel arguments, the ctx the shared emission
  * reads built from OpenCL builtins, a __local window for .shared), fences as __spirv_MemoryBarrier, the
- * globals-address kernel, and checks for what SPIR-V cannot express. False: diagnosed (internal set when
- * it is our bug). */
-bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const target_desc *t,
-                        unsigned device_lacks, p2n_diags *d, bool *internal);
+ * globals-address kernel, and checks for what SPIR-V cannot express. The kernels' parameter layouts, the
+ * shared window and the globals come from emission's description (emit.h emit_desc). False: diagnosed
+ * (internal set when it is our bug). */
+struct emit_desc;
+bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const struct emit_desc *desc,
+                        const target_desc *t, unsigned device_lacks, p2n_diags *d, bool *internal);
 
 /* P2N_LACKS_PROGRAM_GLOBALS (spirv_globals.c): the writable CrossWorkgroup globals live in one buffer the runtime
  * allocates per module (metadata "p2n:gbuf BYTES"), a trailing kernel argument kept in the ctx at SPIRV_CTX_GBUF.
