@@ -1,6 +1,7 @@
 /* backend_cpu.c — the CPU backend behind the p2n_backend_ops vtable (adapter over cpu/cpu_backend.h).
  *
- * Device memory is host memory, 256-byte aligned (cudaMalloc's guarantee); pinned host memory is the same.
+ * Device memory is host memory from cpu/cpu_arena.c (mmap'ed, guarded, rounded and aligned as NVIDIA's driver
+ * does: 512 bytes up to 1 MiB, 2 MiB above), never the malloc heap; pinned host memory is the same.
  * Device pointers are host pointers (host_access = 1), so the stub copies with memcpy. Launches run the whole
  * grid before returning (cpu_launch_kernel): streams are synchronous on this backend.
  */
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu/cpu_arena.h"
 #include "cpu/cpu_backend.h"
 #include "internal.h"
 
@@ -56,17 +58,14 @@ static int cpu_device_count(void) { return 1; }
 
 static CUresult cpu_mem_alloc(size_t size, void **out)
 {
-    size_t rounded = (size + 255) & ~(size_t)255;
-    if (rounded < size)
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    void *p = aligned_alloc(256, rounded);
+    void *p = cpu_arena_alloc(size);
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *out = p;
     return CUDA_SUCCESS;
 }
 
-static void cpu_mem_free(void *p) { free(p); }
+static void cpu_mem_free(void *p) { cpu_arena_free(p); }
 
 static CUresult cpu_module_load_(const void *image, size_t size, p2n_bk_module **out, char **err)
 {

@@ -8,7 +8,8 @@
  * all cores; P2N_CPU_THREADS=1 gives a deterministic single-threaded mode.
  *
  * The driver stub (driver-stub/) owns contexts, device memory bookkeeping, streams and error codes; it calls
- * only the functions below. Device memory on the CPU backend is plain host memory (malloc'd by the stub).
+ * only the functions below. Device memory on the CPU backend is host memory from cpu_arena.h (mmap'ed, guarded,
+ * never the malloc heap).
  */
 #ifndef P2N_CPU_BACKEND_H
 #define P2N_CPU_BACKEND_H

@@ -31,6 +31,15 @@ int p2n_lld_link_elf(const char *const *args, int nargs, char *err, unsigned lon
 #endif
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+/* The process-global LLVM options (cl::opt), kept for llvm_link: in-process lld resets EVERY cl::opt of the process
+ * to its default (lld's driver calls cl::ResetAllOptionOccurrences() before parsing its -mllvm options), so after
+ * a host or AMDGPU link the SPIR-V back end lost --spirv-ext (spirv64-1.2's intel_sub_group_* builtins then abort
+ * with "requires SPV_INTEL_subgroups") and AMDGPU its scalar-IR-passes setting. Ours go to lld as -mllvm options,
+ * which lld parses right after its reset; the user's ($P2N_LLVM_ARGS, possibly unknown to LLVM, which lld would
+ * not ignore) are parsed again after the link. */
+static const char *llvm_opts[64] = {"ptx2native"};
+static int llvm_nown, llvm_nopts; /* [1, llvm_nown): ours; [llvm_nown, llvm_nopts): the user's */
+static char *llvm_user_copy; /* $P2N_LLVM_ARGS, split: the user's options point into it */
 static void init_llvm(void) {
     LLVMInitializeX86TargetInfo();
     LLVMInitializeX86Target();
@@ -48,12 +57,14 @@ static void init_llvm(void) {
      * does not know is ignored: the C API parses silently). */
     const char *extra = getenv("P2N_LLVM_ARGS");
     char *copy = extra && *extra ? strdup(extra) : NULL;
-    const char *argv[64] = {"ptx2native"};
     int argc = 1;
-    if (!copy || !strstr(copy, "amdgpu-scalar-ir-passes")) argv[argc++] = "-amdgpu-scalar-ir-passes=false";
-    for (char *tok = copy ? strtok(copy, " ") : NULL; tok && argc < 63; tok = strtok(NULL, " ")) argv[argc++] = tok;
-    LLVMParseCommandLineOptions(argc, argv, NULL);
-    free(copy);
+    llvm_opts[argc++] = spirv_llvm_option;
+    if (!copy || !strstr(copy, "amdgpu-scalar-ir-passes")) llvm_opts[argc++] = "-amdgpu-scalar-ir-passes=false";
+    llvm_nown = argc;
+    for (char *tok = copy ? strtok(copy, " ") : NULL; tok && argc < 63; tok = strtok(NULL, " ")) llvm_opts[argc++] = tok;
+    llvm_nopts = argc;
+    llvm_user_copy = copy; /* the tokens point into it */
+    LLVMParseCommandLineOptions(argc, llvm_opts, NULL);
     if (extra && strstr(extra, "-time-passes"))
         atexit(LLVMShutdown); /* LLVM prints those reports when it shuts down */
 }
@@ -79,7 +90,7 @@ bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens
     }
     char out[4200];
     char **in = calloc(nobj + 1, sizeof *in);
-    const char **args = calloc(nobj + 16, sizeof *args);
+    const char **args = calloc(nobj + 16 + 2 * 64, sizeof *args);
     snprintf(out, sizeof out, "%s/k.so", dir);
     bool ok = false;
     unsigned written = 0;
@@ -102,9 +113,22 @@ bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens
         }
         args[nargs++] = in[written];
     }
-    args[nargs] = NULL;
+    /* in process only: our LLVM options again after lld's reset of all of them (init_llvm) */
+    int nlink = nargs;
+    for (int k = 1; k < llvm_nown; k++) {
+        args[nlink++] = "-mllvm";
+        args[nlink++] = llvm_opts[k];
+    }
+    args[nlink] = NULL;
     char err[4096] = "";
-    int rc = getenv("P2N_LLD_SUBPROCESS") ? -1 : p2n_lld_link_elf(args, nargs, err, sizeof err);
+    int rc = getenv("P2N_LLD_SUBPROCESS") ? -1 : p2n_lld_link_elf(args, nlink, err, sizeof err);
+    if (rc >= 0 && llvm_nopts > llvm_nown) {
+        const char *user[64] = {"ptx2native"};
+        int nuser = 1;
+        for (int k = llvm_nown; k < llvm_nopts; k++) user[nuser++] = llvm_opts[k];
+        LLVMParseCommandLineOptions(nuser, user, NULL);
+    }
+    args[nargs] = NULL;
     if (rc < 0) {
         /* in-process lld is unusable: run it as a subprocess */
         pid_t pid;

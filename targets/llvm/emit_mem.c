@@ -198,12 +198,26 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
                 for (unsigned k = 0; k < n; k++)
                     mask = LLVMBuildInsertElement(BLD, mask, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, k), ss, ""), c32(E, k), "");
             }
-            LLVMTypeRef tys[2] = {vt, E->ptr};
-            LLVMValueRef args[4] = {src, c32(E, 1), mask, LLVMConstNull(vt)};
-            (void)args;
-            LLVMValueRef a3[3] = {src, mask, LLVMConstNull(vt)};
-            v = intrin(E, "llvm.masked.load", tys, 2, a3, 3);
-            LLVMAddCallSiteAttribute(v, 1, LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName("align", 5), 1));
+            if (E->t->family == TARGET_SPIRV) {
+                /* LLVM 22's SPIR-V back end aborts on llvm.masked.load ("incompatible result and operand types in
+                 * a bitcast": its scalarisation bitcasts the <N x i1> mask to iN). Byte by byte instead, never
+                 * reading past src-size: a byte not taken is loaded from dst (valid, the value is dropped). */
+                v = LLVMConstNull(vt);
+                for (unsigned k = 0; k < n; k++) {
+                    LLVMValueRef take = LLVMBuildExtractElement(BLD, mask, c32(E, k), "");
+                    LLVMValueRef idx = c64(E, k);
+                    LLVMValueRef ps = LLVMBuildGEP2(BLD, E->i8, src, &idx, 1, "");
+                    LLVMValueRef pd = LLVMBuildGEP2(BLD, E->i8, dst, &idx, 1, "");
+                    LLVMValueRef b = LLVMBuildLoad2(BLD, E->i8, LLVMBuildSelect(BLD, take, ps, pd, ""), "");
+                    b = LLVMBuildSelect(BLD, take, b, LLVMConstNull(E->i8), "");
+                    v = LLVMBuildInsertElement(BLD, v, b, c32(E, k), "");
+                }
+            } else {
+                LLVMTypeRef tys[2] = {vt, E->ptr};
+                LLVMValueRef a3[3] = {src, mask, LLVMConstNull(vt)};
+                v = intrin(E, "llvm.masked.load", tys, 2, a3, 3);
+                LLVMAddCallSiteAttribute(v, 1, LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName("align", 5), 1));
+            }
         } else {
             v = LLVMBuildLoad2(BLD, vt, src, "");
             LLVMSetAlignment(v, n);
