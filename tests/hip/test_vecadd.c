@@ -73,6 +73,19 @@ int main(int argc, char **argv)
     }
     TRUE(bad == 0);
 
+    /* a u32 then a u64 parameter: the padding between them is no parameter */
+    CUfunction fl;
+    MUST(cuModuleGetFunction(&fl, mod, "fill"));
+    unsigned base = 7;
+    void *fargs[] = {&base, &dout};
+    OK(cuLaunchKernel(fl, 1, 1, 1, 64, 1, 1, 0, NULL, fargs, NULL));
+    OK(cuMemcpyDtoH(out, dout, 64 * sizeof(unsigned)));
+    bad = 0;
+    for (int i = 0; i < 64; i++)
+        if (out[i] != base + (unsigned)i && bad++ < 5)
+            fprintf(stderr, "fill: out[%d] = %u, expected %u\n", i, out[i], base + (unsigned)i);
+    TRUE(bad == 0);
+
     /* a module global, through hipModuleGetGlobal */
     CUdeviceptr g;
     size_t gsz = 0;
