@@ -1,7 +1,8 @@
 /* test_vecadd.c — hip.vecadd.<arch>: a kernel end to end through libcuda.so.1 → the HIP backend
  * (driver-stub/hip) → libamdhip64.so.5 (here the emulator stand-in, tests/hip/standin.c) → tinygrad's AMD ISA
  * emulator. Checks the device the backend reports, parameter packing (pointers, f32, u32), an uneven grid, dynamic
- * shared memory with a barrier, module globals, memsets, and the errors of an unknown kernel.
+ * shared memory with a barrier, padding between parameters, module globals, memsets, the errors of an unknown
+ * kernel, and a trap (sticky CUDA_ERROR_LAUNCH_FAILED).
  *   test_hip_vecadd PTX ARCH */
 #include <string.h>
 
@@ -98,6 +99,16 @@ int main(int argc, char **argv)
 
     CUfunction none;
     EXPECT(cuModuleGetFunction(&none, mod, "no_such_kernel"), CUDA_ERROR_NOT_FOUND);
-    OK(cuModuleUnload(mod));
+
+    /* a trap: the launch succeeds, the error is sticky from the next call on (as the CPU backend reports it) */
+    CUfunction t;
+    MUST(cuModuleGetFunction(&t, mod, "trap_if"));
+    unsigned no = 0, yes = 1;
+    void *targs0[] = {&no}, *targs1[] = {&yes};
+    OK(cuLaunchKernel(t, 1, 1, 1, 32, 1, 1, 0, NULL, targs0, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuLaunchKernel(t, 1, 1, 1, 32, 1, 1, 0, NULL, targs1, NULL));
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+    EXPECT(cuMemcpyDtoH(out, dout, 4), CUDA_ERROR_LAUNCH_FAILED);
     return check_done("test_hip_vecadd");
 }
