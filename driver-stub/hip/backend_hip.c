@@ -137,6 +137,18 @@ static CUresult hip_init(p2n_bk_device_info *info, char **err)
         if (err) *err = p2n_bk_msg("HIP device 0 '%s' has no gfx architecture name ('%s')", p.name, p.gcnArchName);
         return CUDA_ERROR_NO_DEVICE;
     }
+    /* the processors ptx2native compiles for (docs/amdgpu.md): on any other there can be neither JIT nor
+     * `.p2n_native` code (only this compiler writes it), so no CUDA device; "auto" then goes on to the next backend */
+    static const char *const ours[] = {"gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100", "gfx1101", "gfx1102",
+                                       "gfx1200", "gfx1201"};
+    int known = 0;
+    for (size_t i = 0; i < sizeof ours / sizeof ours[0]; i++)
+        known |= strcmp(S.arch, ours[i]) == 0;
+    if (!known) {
+        if (err) *err = p2n_bk_msg("HIP device 0 '%s' is %s: ptx2native compiles for gfx90a, gfx942, gfx950, gfx1030, "
+                                   "gfx1100-gfx1102, gfx1200 and gfx1201 only", p.name, S.gcn);
+        return CUDA_ERROR_NO_DEVICE;
+    }
     memset(info, 0, sizeof *info);
     snprintf(info->name, sizeof info->name, "%.170s (HIP, ptx2native; %.60s)", p.name, S.gcn);
     info->total_mem = p.totalGlobalMem;

@@ -5,7 +5,8 @@
  * /work/shared/docs/amd-emulator.md for what a launch needs and the emulator's limits.
  *
  * Environment: P2N_TINYGRAD = root of a tinygrad checkout (required to launch; `clang` must be on PATH for it);
- * P2N_HIP_STANDIN_ARCH = gfx1100 (default) | gfx950 | gfx1201: the emulated device;
+ * P2N_HIP_STANDIN_ARCH = gfx1100 (default) | gfx950 | gfx1201: the emulated device (gfx906: a device the
+ * backend must refuse, for selection tests);
  * P2N_HIP_STANDIN_VERBOSE=1: Python tracebacks of failed launches.
  *
  * Launch set-up, as a HIP runtime + the hardware would do it: PT_LOAD segments mapped at one base, .rela.dyn
@@ -42,6 +43,8 @@ static const arch_desc arches[] = {
     {"gfx1100", "gfx1100", "rdna3", "Emulated AMD Radeon RX 7900 XTX (gfx1100, tinygrad emulator)", 32},
     {"gfx950", "gfx950:sramecc+:xnack-", "cdna", "Emulated AMD Instinct MI355X (gfx950, tinygrad emulator)", 64},
     {"gfx1201", "gfx1201", "rdna4", "Emulated AMD Radeon RX 9070 XT (gfx1201, tinygrad emulator)", 32},
+    /* a processor ptx2native does not compile for: device selection tests only (never launched) */
+    {"gfx906", "gfx906:sramecc+:xnack-", NULL, "Pretend AMD Radeon VII (gfx906, selection tests only)", 64},
 };
 
 static const arch_desc *A;
@@ -79,7 +82,7 @@ EXPORT hipError_t hipInit(unsigned int flags)
             if (strcmp(want, arches[i].proc) == 0)
                 A = &arches[i];
         if (!A) {
-            fprintf(stderr, "hip stand-in: P2N_HIP_STANDIN_ARCH=%s: not gfx1100, gfx950 or gfx1201\n", want);
+            fprintf(stderr, "hip stand-in: P2N_HIP_STANDIN_ARCH=%s: not gfx1100, gfx950, gfx1201 or gfx906\n", want);
             return hipErrorNoDevice;
         }
     }
@@ -404,6 +407,7 @@ EXPORT hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned gx, unsigned g
     const amd_kernel *ak = f->ak;
     if ((uint64_t)bx * by * bz > ak->max_flat_wg || (uint64_t)ak->group_fixed + dyn > 65536)
         return hipErrorInvalidValue;
+    if (!A->emu) return hipErrorNoBinaryForGpu;
     if (py_start() != 0) return hipErrorNotInitialized;
     size_t kn = ak->kernarg_size ? ak->kernarg_size : 16;
     uint8_t *ka = aligned_alloc(64, (kn + 63) & ~(size_t)63);
