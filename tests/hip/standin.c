@@ -360,6 +360,39 @@ static int py_start(void)
         if (nc) PyObject_SetAttrString(mod, "_MXCSRContext", nc);
         Py_XDECREF(nc);
         Py_XDECREF(ctxlib);
+        /* program-counter instructions the emulator cannot compile ("unknown variable: PC"): s_getpc_b64,
+         * s_setpc_b64, s_swappc_b64 (calls, PC-relative globals) get a runner of ours that reads and writes the
+         * wave's SGPR file (the PC is SGPR 256/257 there); everything else goes to the emulator unchanged */
+        static const char pc_ops[] =
+            "import ctypes, types\n"
+            "_p2n_orig_decode = emu._decode_at\n"
+            "def _p2n_decode_at(pc, arch):\n"
+            "  try: return _p2n_orig_decode(pc, arch)\n"
+            "  except RuntimeError:\n"
+            "    inst = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc).raw), arch)\n"
+            "    name = getattr(getattr(inst, 'op', None), 'name', '')\n"
+            "    if name not in ('S_GETPC_B64', 'S_SETPC_B64', 'S_SWAPPC_B64'): raise\n"
+            "    d, s, nxt = inst.sdst.offset, inst.ssrc0.offset, pc + inst.size()\n"
+            "    lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX\n"
+            "    def fxn(sgpr, *rest):\n"
+            "      r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)\n"
+            "      tgt = r[s] | (r[s + 1] << 32)\n"
+            "      if name != 'S_SETPC_B64': r[d], r[d + 1] = nxt & 0xffffffff, nxt >> 32\n"
+            "      n = nxt if name == 'S_GETPC_B64' else tgt\n"
+            "      r[lo], r[hi] = n & 0xffffffff, n >> 32\n"
+            "    prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))\n"
+            "    return (prg, types.SimpleNamespace(fxn=fxn)), inst\n"
+            "emu._decode_at = _p2n_decode_at\n";
+        PyObject *g = PyDict_New();
+        PyObject *bi = PyEval_GetBuiltins();
+        if (g && bi) {
+            PyDict_SetItemString(g, "__builtins__", bi);
+            PyDict_SetItemString(g, "emu", mod);
+            PyObject *rr = PyRun_String(pc_ops, Py_file_input, g, g);
+            if (!rr) PyErr_Print();
+            Py_XDECREF(rr);
+        }
+        Py_XDECREF(g);
         run_asm = PyObject_GetAttrString(mod, "run_asm");
         Py_DECREF(mod);
     }

@@ -96,6 +96,14 @@ int main(int argc, char **argv)
     OK(cuMemcpyHtoD(g, &v, 4));
     OK(cuMemcpyDtoH(&back, g, 4));
     TRUE(back == v);
+    /* ... and from the kernels: 2 blocks of 64 threads, each adds 1 */
+    CUfunction cnt;
+    MUST(cuModuleGetFunction(&cnt, mod, "count"));
+    OK(cuLaunchKernel(cnt, 2, 1, 1, 64, 1, 1, 0, NULL, NULL, NULL));
+    OK(cuMemcpyDtoH(&back, g, 4));
+    if (back != v + 128)
+        fprintf(stderr, "count: launches = %#x, expected %#x\n", back, v + 128);
+    TRUE(back == v + 128);
 
     CUfunction none;
     EXPECT(cuModuleGetFunction(&none, mod, "no_such_kernel"), CUDA_ERROR_NOT_FOUND);
