@@ -5,23 +5,25 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "ptx2native.h"
 
 p2n_driver p2n_drv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 extern const p2n_backend_ops p2n_backend_opencl; /* driver-stub/opencl */
 extern const p2n_backend_ops p2n_backend_level0; /* driver-stub/level0 */
+extern const p2n_backend_ops p2n_backend_hip;    /* driver-stub/hip */
 
-/* Backends by P2N_BACKEND name; ops == NULL: known, not built into this library. Order = "auto" preference
- * (GPU backends first once they exist). */
+/* Backends by P2N_BACKEND name; ops == NULL: known, not built into this library. Order = "auto" preference: an
+ * AMD GPU through HIP, an Intel GPU through Level Zero, an OpenCL GPU (auto passes over an OpenCL CPU device),
+ * then the CPU; each is started in turn until one finds its device. */
 static const struct {
     const char *name;
     const p2n_backend_ops *ops;
 } p2n_backends[] = {
-    {"hip", NULL},
-    {"cpu", &p2n_backend_cpu},
-    /* after cpu: "auto" does not pick it until it is conformance-green on a GPU */
-    {"opencl", &p2n_backend_opencl},
+    {"hip", &p2n_backend_hip},
     {"level0", &p2n_backend_level0},
+    {"opencl", &p2n_backend_opencl},
+    {"cpu", &p2n_backend_cpu},
 };
 #define NBACKENDS (sizeof p2n_backends / sizeof p2n_backends[0])
 
@@ -64,42 +66,69 @@ static void do_init(void)
         want = "auto";
     const p2n_backend_ops *be = NULL;
     int known = 0;
+    char *err = NULL;
+    memset(&p2n_drv.dev, 0, sizeof p2n_drv.dev);
     if (strcmp(want, "auto") == 0) {
-        known = 1;
-        for (size_t i = 0; i < NBACKENDS && !be; i++)
-            be = p2n_backends[i].ops;
+        /* the first backend whose init finds a device; P2N_VERBOSE says what was tried and why it was passed */
+        for (size_t i = 0; i < NBACKENDS && !be; i++) {
+            const p2n_backend_ops *c = p2n_backends[i].ops;
+            if (!c)
+                continue;
+            memset(&p2n_drv.dev, 0, sizeof p2n_drv.dev);
+            CUresult r = c->init(&p2n_drv.dev, &err);
+            if (r == CUDA_SUCCESS && strcmp(c->name, "opencl") == 0 &&
+                (p2n_drv.dev.device_lacks & P2N_LACKS_FORWARD_PROGRESS)) {
+                /* an OpenCL CPU device (PoCL): our own CPU backend is the better choice for a CPU */
+                free(err);
+                err = p2n_bk_msg("its device '%s' is a CPU", p2n_drv.dev.name);
+                r = CUDA_ERROR_NO_DEVICE;
+            }
+            if (r == CUDA_SUCCESS) {
+                be = c;
+                if (p2n_drv_verbose())
+                    fprintf(stderr, "ptx2native: P2N_BACKEND=auto: backend '%s' (%s)\n", c->name, p2n_drv.dev.name);
+            } else if (p2n_drv_verbose())
+                fprintf(stderr, "ptx2native: P2N_BACKEND=auto: not '%s': %s\n", c->name, err ? err : "(no message)");
+            free(err);
+            err = NULL;
+        }
+        if (!be) {
+            fprintf(stderr, "ptx2native: P2N_BACKEND=auto: no backend found a device (P2N_VERBOSE=1 says why)\n");
+            p2n_drv.init_result = CUDA_ERROR_NO_DEVICE;
+            return;
+        }
     } else {
         for (size_t i = 0; i < NBACKENDS; i++)
             if (strcmp(want, p2n_backends[i].name) == 0) {
                 known = 1;
                 be = p2n_backends[i].ops;
             }
-    }
-    if (!be) {
-        char avail[128] = "";
-        for (size_t i = 0; i < NBACKENDS; i++)
-            if (p2n_backends[i].ops) {
-                if (*avail)
-                    strcat(avail, ", ");
-                strcat(avail, p2n_backends[i].name);
-            }
-        if (known)
-            fprintf(stderr, "ptx2native: backend '%s' is not available in this libcuda.so.1 (available: %s); "
-                            "no CUDA device\n", want, avail);
-        else
-            fprintf(stderr, "ptx2native: unknown P2N_BACKEND '%s' (expected cpu, hip, level0, opencl or auto; "
-                            "available: %s); no CUDA device\n", want, avail);
-        p2n_drv.init_result = CUDA_ERROR_NO_DEVICE;
-        return;
-    }
-    char *err = NULL;
-    memset(&p2n_drv.dev, 0, sizeof p2n_drv.dev);
-    CUresult r = be->init(&p2n_drv.dev, &err);
-    if (r != CUDA_SUCCESS) {
-        fprintf(stderr, "ptx2native: backend '%s' failed to start: %s\n", be->name, err ? err : "(no message)");
-        free(err);
-        p2n_drv.init_result = r;
-        return;
+        if (!be) {
+            char avail[128] = "";
+            for (size_t i = 0; i < NBACKENDS; i++)
+                if (p2n_backends[i].ops) {
+                    if (*avail)
+                        strcat(avail, ", ");
+                    strcat(avail, p2n_backends[i].name);
+                }
+            if (known)
+                fprintf(stderr, "ptx2native: backend '%s' is not available in this libcuda.so.1 (available: %s); "
+                                "no CUDA device\n", want, avail);
+            else
+                fprintf(stderr, "ptx2native: unknown P2N_BACKEND '%s' (expected cpu, hip, level0, opencl or auto; "
+                                "available: %s); no CUDA device\n", want, avail);
+            p2n_drv.init_result = CUDA_ERROR_NO_DEVICE;
+            return;
+        }
+        CUresult r = be->init(&p2n_drv.dev, &err);
+        if (r != CUDA_SUCCESS) {
+            fprintf(stderr, "ptx2native: backend '%s' failed to start: %s\n", be->name, err ? err : "(no message)");
+            free(err);
+            p2n_drv.init_result = r;
+            return;
+        }
+        if (p2n_drv_verbose())
+            fprintf(stderr, "ptx2native: P2N_BACKEND=%s: %s\n", be->name, p2n_drv.dev.name);
     }
     free(err);
     parse_cc();

@@ -9,6 +9,7 @@ PKGS=(
   spirv-tools libelf-dev liblz4-dev libzstd-dev zlib1g-dev
   libamd-comgr-dev rocm-device-libs libamdhip64-dev libze-dev ocl-icd-opencl-dev
   pocl-source llvm-spirv-15 llvm-15-dev clang-15 libclang-15-dev libclang-cpp15-dev libhwloc-dev
+  libpython3-dev
 )
 
 missing=()

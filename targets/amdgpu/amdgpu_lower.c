@@ -85,23 +85,28 @@ static bool wrap_kernel(lower *L, const emit_kernel *kd, LLVMValueRef win, LLVMV
      * a hidden u32 __p2n_launch_flags at the next 4-byte boundary that the runtime appends (P2N_LAUNCH_*) */
     bool lflags = (kd->flags & P2N_KERNEL_LAUNCH_FLAGS) != 0;
     LLVMTypeRef *at = calloc(2 * np + 3, sizeof *at);
+    bool *pad = calloc(2 * np + 3, sizeof *pad); /* padding arguments: named __p2n_pad, so a runtime reading the
+                                                  * metadata (driver-stub/hip) tells them from PTX parameters */
     unsigned na = 0;
     uint64_t cur = 0;
     for (unsigned i = 0; i < np; i++) {
         uint64_t o = kd->params[i].offset, s = kd->params[i].size;
-        if (o < cur) { free(at); free(name); return false; }
-        if (o > cur) at[na++] = LLVMArrayType2(L->i8, o - cur);
+        if (o < cur) { free(at); free(pad); free(name); return false; }
+        if (o > cur) { pad[na] = true; at[na++] = LLVMArrayType2(L->i8, o - cur); }
         at[na++] = LLVMArrayType2(L->i8, s ? s : 1);
         cur = o + (s ? s : 1);
     }
     unsigned flags_arg = 0;
     if (lflags) {
-        if (cur % 4) at[na++] = LLVMArrayType2(L->i8, 4 - cur % 4);
+        if (cur % 4) { pad[na] = true; at[na++] = LLVMArrayType2(L->i8, 4 - cur % 4); }
         flags_arg = na;
         at[na++] = L->i32;
     }
     LLVMValueRef k = LLVMAddFunction(L->M, name, LLVMFunctionType(L->vd, at, na, 0));
     if (lflags) LLVMSetValueName2(LLVMGetParam(k, flags_arg), "__p2n_launch_flags", 18);
+    for (unsigned i = 0; i < na; i++)
+        if (pad[i]) LLVMSetValueName2(LLVMGetParam(k, i), "__p2n_pad", 9);
+    free(pad);
     free(at);
     LLVMSetFunctionCallConv(k, LLVMAMDGPUKERNELCallConv);
     LLVMSetVisibility(k, LLVMProtectedVisibility);

@@ -1,4 +1,4 @@
-/* P2N_BACKEND selection: run with P2N_BACKEND=hip (not built) or an unknown name: cuInit must fail with
+/* P2N_BACKEND selection: run with P2N_BACKEND=hip (no runtime or no AMD GPU) or an unknown name: cuInit must fail with
  * CUDA_ERROR_NO_DEVICE, every time, and later calls see no initialised driver. */
 #include "check.h"
 
