@@ -114,8 +114,7 @@ static p2n_status compile_multi(const p2n_input *in, unsigned nin, const p2n_opt
         memset(&ents[n], 0, sizeof ents[n]);
         snprintf(ents[n].target, sizeof ents[n].target, "%s", t);
         const target_desc *td = target_find(t);
-        ents[n].kind = td->family == TARGET_AMDGPU ? P2N_CODE_AMDGPU_HSACO : td->family == TARGET_SPIRV ? P2N_CODE_SPIRV
-                     : P2N_CODE_HOST_ELF;
+        ents[n].kind = td->code_kind;
         ents[n].code = res[n].data;
         ents[n].code_size = res[n].size;
         n++;
@@ -142,10 +141,10 @@ static int run_cli(int argc, char **argv, const char **inputs) {
         if (strcmp(a, "--version") == 0) { printf("ptx2native %s (%s)\n", P2N_VERSION_STRING, p2n_build_id()); return 0; }
         if (strcmp(a, "--print-targets") == 0) {
             unsigned n;
-            const target_desc *t = target_all(&n);
+            const target_desc *const *t = target_all(&n);
             for (unsigned k = 0; k < n; k++)
-                printf("  %-10s %-52s %s\n", t[k].name, t[k].description,
-                       p2n_target_ready(t[k].name) ? "" : "(code generation not implemented yet)");
+                printf("  %-10s %-52s %s\n", t[k]->name, t[k]->description,
+                       p2n_target_ready(t[k]->name) ? "" : "(code generation not implemented yet)");
             return 0;
         }
         if (strcmp(a, "-o") == 0) {

@@ -11,10 +11,8 @@
 #include "ptx2native.h"
 #include "target.h"
 #include "llvm/codegen.h"
-#include "llvm/eliminate_recursion.h"
 #include "llvm/emit.h"
-#include "spirv/spirv_target.h"
-#include "amdgpu/amdgpu_target.h"
+#include "llvm/llvm_pass.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -23,8 +21,8 @@ static const char *const *names_list(void) {
     static const char *names[32];
     if (!names[0]) {
         unsigned n;
-        const target_desc *t = target_all(&n);
-        for (unsigned i = 0; i < n && i < 31; i++) names[i] = t[i].name;
+        const target_desc *const *t = target_all(&n);
+        for (unsigned i = 0; i < n && i < 31; i++) names[i] = t[i]->name;
     }
     return names;
 }
@@ -165,24 +163,15 @@ out:
     return st;
 }
 
-/* The LLVM module of m for the target: emission, then the target's module-level lowering. False after a
- * diagnostic in d (*internal: a compiler bug); nothing to dispose of then. */
+/* The LLVM module of m for the target: emission, then the target's lowering pass list (target_desc.lower:
+ * the recursion transform first, so that it sees ordinary functions, then the target's module lowering). False
+ * after a diagnostic in d (*internal: a compiler bug); nothing to dispose of then. */
 static bool emit_lowered(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *d,
                          emit_result *er, bool *internal) {
     if (!emit_module(m, target, opt, d, er, internal)) return false;
-    /* recursion without a call stack (eliminate_recursion.c), before the target's lowering so that it sees
-     * ordinary functions. SPIR-V always: OpenCL forbids recursion and PoCL 3.1 crashes building a module with
-     * a recursive function. */
-    unsigned lacks = opt->device_lacks | (target->family == TARGET_SPIRV ? P2N_LACKS_RECURSION : 0u);
-    bool ok = true;
-    if ((lacks & P2N_LACKS_RECURSION) &&
-        !llvm_eliminate_recursion(er->M, target, opt->recursion_stack, opt->verbose, d, internal))
-        ok = false;
-    if (ok && target->family == TARGET_SPIRV &&
-        !spirv_lower_module(er->C, er->M, m, target, opt->device_lacks, d, internal))
-        ok = false;
-    if (ok && target->family == TARGET_AMDGPU && !amdgpu_lower_module(er->C, er->M, m, target, d, internal))
-        ok = false;
+    llvm_pass_ctx X = {.C = er->C, .M = er->M, .m = m, .t = target, .opt = opt, .d = d};
+    bool ok = llvm_run_passes(target->lower, &X);
+    *internal = X.internal;
     if (!ok) {
         LLVMDisposeModule(er->M);
         LLVMContextDispose(er->C);
@@ -243,7 +232,7 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
     }
     double t_pass = now_s();
     pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
-                       .generic_is_global = target->family == TARGET_HOST,
+                       .generic_is_global = target->generic_is_global,
                        .lacks_forward_progress = (opt->device_lacks & P2N_LACKS_FORWARD_PROGRESS) != 0};
     bool internal = false;
     if (!run_passes(m, p2n_llvm_passes, p2n_llvm_npasses, &po, &internal)) {

@@ -16,6 +16,8 @@
 #include "spirv_meta.h"
 #include "../llvm/codegen.h"
 
+extern const target_desc target_spirv64, target_spirv64_12; /* spirv_target.c */
+
 extern const target_hooks spirv_hooks;
 extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncscopes */
 
