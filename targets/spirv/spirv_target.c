@@ -23,8 +23,6 @@ static bool spirv_lower_pass(llvm_pass_ctx *X) {
     return spirv_lower_module(X->C, X->M, X->m, X->t, X->opt->device_lacks, X->d, &X->internal);
 }
 
-static bool spirv_check_pass(llvm_pass_ctx *X) { return spirv_check_module(X->M, X->t, X->d); }
-
 /* in a child process, so that the back end's per-process state never sees two modules */
 static bool spirv_emit_object(LLVMTargetMachineRef TM, LLVMModuleRef M, int type, char **err,
                               LLVMMemoryBufferRef *out) {
@@ -42,10 +40,17 @@ static const llvm_pass spirv_lower[] = {
     {"spirv-lower", spirv_lower_pass, false},
     {NULL, NULL, false},
 };
-/* false (diagnosed) if the module holds what the back end would abort on; printf, fault checks, legalisation,
- * atomics (spirv_lower.c) */
+/* after O2: OpenCL printf calls, null-page checks (P2N_LACKS_FAULT_ISOLATION), legalisation, expansions, atomics
+ * as __spirv_* calls, recomputation across barriers, then what the back end would abort on (spirv_lower.c) */
 static const llvm_pass spirv_pre_codegen[] = {
-    {"spirv-check", spirv_check_pass, false},
+    {"spirv-lower-printf", spirv_pass_lower_printf, false},
+    {"spirv-check-faults", spirv_pass_check_faults, false},
+    {"spirv-legalize", spirv_pass_legalize, false},
+    {"spirv-expand", spirv_pass_expand, false},
+    {"spirv-lower-atomics", spirv_pass_lower_atomics, false},
+    {"spirv-legalize-odd-ints", spirv_pass_legalize_odd_ints, false},
+    {"spirv-remat", spirv_pass_remat, false},
+    {"spirv-check-ints", spirv_pass_check_ints, false},
     {NULL, NULL, false},
 };
 
