@@ -14,6 +14,7 @@
 #include "llvm/emit.h"
 #include "llvm/llvm_pass.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -32,6 +33,19 @@ const char *const *p2n_target_names(void) { return names_list(); }
 int p2n_target_ready(const char *arch) {
     const target_desc *t = arch ? target_find(arch) : NULL;
     return t && t->ready;
+}
+
+/* LLVM's registration of every target (target_desc.init_llvm, each function once), before the first emission
+ * and before llvm_codegen parses the process-global LLVM options */
+static pthread_once_t backends_once = PTHREAD_ONCE_INIT;
+static void init_backends(void) {
+    unsigned nt;
+    const target_desc *const *all = target_all(&nt);
+    for (unsigned i = 0; i < nt; i++) {
+        bool seen = false;
+        for (unsigned k = 0; k < i; k++) seen |= all[k]->init_llvm == all[i]->init_llvm;
+        if (!seen && all[i]->init_llvm) all[i]->init_llvm();
+    }
 }
 
 static double now_s(void) {
@@ -230,6 +244,7 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
                    "only --emit=ir is available", target->name, target->description);
         return finish(out, &d, P2N_UNSUPPORTED);
     }
+    pthread_once(&backends_once, init_backends);
     double t_pass = now_s();
     pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
                        .generic_is_global = target->generic_is_global,

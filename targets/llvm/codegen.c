@@ -29,13 +29,7 @@ int p2n_lld_link_elf(const char *const *args, int nargs, char *err, unsigned lon
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init_llvm(void) {
-    unsigned nt;
-    const target_desc *const *all = target_all(&nt);
-    for (unsigned i = 0; i < nt; i++) { /* each target's registration once */
-        bool seen = false;
-        for (unsigned k = 0; k < i; k++) seen |= all[k]->init_llvm == all[i]->init_llvm;
-        if (!seen && all[i]->init_llvm) all[i]->init_llvm();
-    }
+    /* (the targets' registration, target_desc.init_llvm, ran before: compile.c) */
     /* Process-global LLVM options, parsed once. AMDGPU: the back end's "scalar IR passes" (separate constant
      * offsets from GEPs, straight-line strength reduction, n-ary reassociation, two GVN/EarlyCSE rounds) cost
      * ~10 % of a compile (SLSR alone 6-9 % on bench/compile-speed/many_kernels.ptx) and change nothing in our

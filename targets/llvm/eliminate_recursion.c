@@ -3,7 +3,7 @@
  * Why: CUDA lets device functions recurse (a per-thread stack); OpenCL C forbids it, SPIR-V consumers need not
  * support it (PoCL 3.1 crashes building such a module, Intel's IGC prefers none). Runs on the emitted LLVM
  * module, before the target's lowering, when p2n_options.device_lacks has P2N_LACKS_RECURSION (always for
- * spirv64: targets/compile.c).
+ * spirv64: its target_desc.always_lacks; the first pass of every target's lowering list).
  *
  * Method. Every .func has the type void(ctx, retbuf, parambuf) (emit.h), so all members of a strongly
  * connected component (SCC) of the call graph share one signature. For each SCC with a cycle:
