@@ -202,8 +202,7 @@ static p2n_status compile_multi(const p2n_input *in, unsigned nin, const p2n_opt
         memset(&ents[n], 0, sizeof ents[n]);
         snprintf(ents[n].target, sizeof ents[n].target, "%s", t);
         const target_desc *td = target_find(t);
-        ents[n].kind = td->family == TARGET_AMDGPU ? P2N_CODE_AMDGPU_HSACO : td->family == TARGET_SPIRV ? P2N_CODE_SPIRV
-                     : P2N_CODE_HOST_ELF;
+        ents[n].kind = td->code_kind;
         ents[n].code = res[n].data;
         ents[n].code_size = res[n].size;
         n++;
@@ -273,14 +272,14 @@ static int run_cli(int argc, char **argv, cli_owned *own) {
         if (strcmp(a, "--print-targets") == 0) {
             unsigned n;
             int wn = 0, wd = 0;
-            const target_desc *t = target_all(&n);
+            const target_desc *const *t = target_all(&n);
             for (unsigned k = 0; k < n; k++) {
-                if ((int)strlen(t[k].name) > wn) wn = (int)strlen(t[k].name);
-                if ((int)strlen(t[k].description) > wd) wd = (int)strlen(t[k].description);
+                if ((int)strlen(t[k]->name) > wn) wn = (int)strlen(t[k]->name);
+                if ((int)strlen(t[k]->description) > wd) wd = (int)strlen(t[k]->description);
             }
             for (unsigned k = 0; k < n; k++) {
-                int ready = p2n_target_ready(t[k].name);
-                printf("  %-*s  %-*s%s%s\n", wn, t[k].name, ready ? 0 : wd, t[k].description, ready ? "" : "  ",
+                int ready = p2n_target_ready(t[k]->name);
+                printf("  %-*s  %-*s%s%s\n", wn, t[k]->name, ready ? 0 : wd, t[k]->description, ready ? "" : "  ",
                        ready ? "" : "(code generation not implemented yet)");
             }
             return 0;

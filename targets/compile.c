@@ -11,12 +11,11 @@
 #include "ptx2native.h"
 #include "target.h"
 #include "llvm/codegen.h"
-#include "llvm/eliminate_recursion.h"
 #include "llvm/emit.h"
-#include "spirv/spirv_target.h"
-#include "amdgpu/amdgpu_target.h"
+#include "llvm/llvm_pass.h"
 #include "support.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -24,8 +23,8 @@ static const char *const *names_list(void) {
     static const char *names[32];
     if (!names[0]) {
         unsigned n;
-        const target_desc *t = target_all(&n);
-        for (unsigned i = 0; i < n && i < 31; i++) names[i] = t[i].name;
+        const target_desc *const *t = target_all(&n);
+        for (unsigned i = 0; i < n && i < 31; i++) names[i] = t[i]->name;
     }
     return names;
 }
@@ -35,6 +34,19 @@ const char *const *p2n_target_names(void) { return names_list(); }
 int p2n_target_ready(const char *arch) {
     const target_desc *t = arch ? target_find(arch) : NULL;
     return t && t->ready;
+}
+
+/* LLVM's registration of every target (target_desc.init_llvm, each function once), before the first emission
+ * and before llvm_codegen parses the process-global LLVM options */
+static pthread_once_t backends_once = PTHREAD_ONCE_INIT;
+static void init_backends(void) {
+    unsigned nt;
+    const target_desc *const *all = target_all(&nt);
+    for (unsigned i = 0; i < nt; i++) {
+        bool seen = false;
+        for (unsigned k = 0; k < i; k++) seen |= all[k]->init_llvm == all[i]->init_llvm;
+        if (!seen && all[i]->init_llvm) all[i]->init_llvm();
+    }
 }
 
 #include "build_id.h"
@@ -160,25 +172,15 @@ out:
     return st;
 }
 
-/* The LLVM module of m for the target: emission, then the target's module-level lowering. False after a
- * diagnostic in d (*internal: a compiler bug); nothing to dispose of then. */
+/* The LLVM module of m for the target: emission, then the target's lowering pass list (target_desc.lower:
+ * the recursion transform first, so that it sees ordinary functions, then the target's module lowering). False
+ * after a diagnostic in d (*internal: a compiler bug); nothing to dispose of then. */
 static bool emit_lowered(ir_module *m, const target_desc *target, const p2n_options *opt, p2n_diags *d,
                          emit_result *er, bool *internal) {
     if (!emit_module(m, target, opt, d, er, internal)) return false;
-    /* recursion without a call stack (eliminate_recursion.c), before the target's lowering so that it sees
-     * ordinary functions. SPIR-V always: OpenCL forbids recursion and PoCL 3.1 crashes building a module with
-     * a recursive function. */
-    unsigned lacks = opt->device_lacks | (target->family == TARGET_SPIRV ? P2N_LACKS_RECURSION : 0u);
-    bool ok = true;
-    if ((lacks & P2N_LACKS_RECURSION) &&
-        !llvm_eliminate_recursion(er->M, target, opt->recursion_stack, opt->verbose, d, internal))
-        ok = false;
-    if (ok && target->family == TARGET_SPIRV &&
-        !spirv_lower_module(er->C, er->M, m, er->desc, target, opt->device_lacks, d, internal))
-        ok = false;
-    if (ok && target->family == TARGET_AMDGPU &&
-        !amdgpu_lower_module(er->C, er->M, m, er->desc, target, d, internal))
-        ok = false;
+    llvm_pass_ctx X = {.C = er->C, .M = er->M, .m = m, .desc = er->desc, .t = target, .opt = opt, .d = d};
+    bool ok = llvm_run_passes(target->lower, &X);
+    *internal = X.internal;
     emit_desc_free(er->desc); /* what the lowering needed of the emission */
     er->desc = NULL;
     if (!ok) {
@@ -239,9 +241,10 @@ static p2n_status compile_ir(ir_module *m, const target_desc *target, const p2n_
                    "only --emit=ir is available", target->name, target->description);
         return finish(out, &d, P2N_UNSUPPORTED);
     }
+    pthread_once(&backends_once, init_backends);
     double t_pass = p2n_now_s();
     pass_options po = {.warp_size = target->wave_size, .no_fmad = opt->no_fmad, .diags = &d,
-                       .generic_is_global = target->family == TARGET_HOST,
+                       .generic_is_global = target->generic_is_global,
                        .lacks_forward_progress = (opt->device_lacks & P2N_LACKS_FORWARD_PROGRESS) != 0};
     bool internal = false;
     if (!run_passes(m, p2n_llvm_passes, p2n_llvm_npasses, &po, &internal)) {

@@ -1,11 +1,19 @@
-/* target.h — what differs between back ends, in one small struct (QBE-style). The shared LLVM emission
- * reads it; each target folder provides one or more of these. */
+/* target.h — the one boundary between the shared compiler and a back end (QBE / Mesa NIR style).
+ *
+ * Each target folder (targets/host/, targets/amdgpu/, targets/spirv/) defines its target_desc entries with
+ * designated initialisers; targets/targets.c only lists them. The entry holds data (triple, CPU, wave size,
+ * address spaces, syncscopes, what the target always lacks, its shared-memory model, container code kind,
+ * code-generation choices) and the only calls the shared code makes into a target: the emission hooks
+ * (special registers / ctx fields, runtime calls, lowering choices), the trap of the recursion transform, the
+ * LLVM pass lists (lowering before optimisation, before/after the optimiser, before code generation), object
+ * emission and the finishing step (link, metadata merge, SPIR-V validation). Shared code never asks which
+ * target it is compiling for: it asks the entry for the property. */
 #ifndef P2N_TARGET_H
 #define P2N_TARGET_H
 
 #include <stdbool.h>
-
-typedef enum target_family { TARGET_HOST, TARGET_AMDGPU, TARGET_SPIRV } target_family;
+#include <stddef.h>
+#include <stdint.h>
 
 /* PTX memory-model scopes (.cta .cluster .gpu .sys; membar.gl is .gpu), index of target_desc.syncscopes */
 typedef enum p2n_scope { P2N_SCOPE_CTA, P2N_SCOPE_CLUSTER, P2N_SCOPE_GPU, P2N_SCOPE_SYS, P2N_SCOPE_COUNT } p2n_scope;
@@ -13,6 +21,13 @@ typedef enum p2n_scope { P2N_SCOPE_CTA, P2N_SCOPE_CLUSTER, P2N_SCOPE_GPU, P2N_SC
 struct emit_ctx;
 struct LLVMOpaqueValue;
 struct LLVMOpaqueType;
+struct LLVMOpaqueModule;
+struct LLVMOpaqueBuilder;
+struct LLVMOpaqueTargetMachine;
+struct LLVMOpaqueMemoryBuffer;
+struct p2n_diags;
+struct llvm_pass; /* targets/llvm/llvm_pass.h */
+
 /* Optional per-target lowering hooks for the shared LLVM emission (NULL on the host target). */
 typedef struct target_hooks {
     /* replace p2n_rt_table function pointers (rt_fn: math slots) and calls (rt_call) by direct code */
@@ -22,6 +37,10 @@ typedef struct target_hooks {
     /* a p2n_thread_ctx field (emit.h CTX_*) computed directly, e.g. a special register read by intrinsic, instead
      * of loaded from ctx; NULL (or a NULL result): the load from ctx */
     struct LLVMOpaqueValue *(*ctx_field)(struct emit_ctx *E, unsigned off, struct LLVMOpaqueType *t);
+    /* the body of a kernel or .func stubbed by --defer-unsupported (defer_unsupported.c): report `msg` (a
+     * whole text) so that the launch fails with CUDA_ERROR_NOT_SUPPORTED; the caller adds the unreachable. NULL:
+     * the runtime table's assertfail (rt_table targets), else llvm.trap. */
+    void (*stub_not_supported)(struct emit_ctx *E, struct LLVMOpaqueValue *ctx, const char *msg);
     /* Lowering choices of the shared emission (false/0: the generic form every target accepts). They change
      * the code's cost on one back end, never what it computes. */
     bool barrier_acq_rel;      /* release fence; barrier; acquire fence around bar/barrier instead of seq_cst
@@ -36,28 +55,79 @@ typedef struct target_hooks {
                                 * (AMDGPU: global_* instead of flat_* once infer-address-spaces sees the cast) */
 } target_hooks;
 
-typedef struct target_desc {
+typedef struct target_desc target_desc;
+struct target_desc {
     const char *name;          /* what --offload-arch takes */
-    target_family family;
+    const char *description;
     const char *triple;
     const char *cpu;           /* LLVM CPU name (gfx942, x86-64, ...) */
     unsigned wave_size;        /* hardware lanes a CUDA warp maps onto (32 or 64) */
-    const char *description;
+    unsigned code_kind;        /* P2N_CODE_* of abi/container.h: what a fat container calls this code */
+    unsigned spirv_version;    /* SPIR-V targets: 0x10400, 0x10200 (SPIR-V 1.4 / 1.2); 0 otherwise */
+    bool ready;                /* code generation implemented */
+    /* host: code for the CPU this process runs on (host CPU name and features as function attributes); the
+     * JIT of the driver stub uses it, AOT output stays portable unless asked (docs/architecture.md) */
+    bool native_cpu;
+    /* P2N_LACKS_* (ptx2native.h) the target always lacks, whatever p2n_options.device_lacks says (SPIR-V:
+     * recursion, which OpenCL forbids) */
+    unsigned always_lacks;
+
     /* What the shared LLVM emission (targets/llvm/) needs to know. Address spaces are LLVM numbers. */
     unsigned as_global, as_shared, as_local, as_const, as_generic;
-    bool smem_in_ctx;          /* host: .shared addresses are offsets into ctx->smem (host_abi.h) */
+    unsigned ptr_as;           /* the address space of the emission's untyped pointers (SPIR-V: generic, since
+                                * address space 0 is the Function class there) */
+    bool module_vars_in_global_as; /* module-scope variables (and texture tables) live in as_global */
+    bool generic_is_global;    /* a generic address is always a global one (one flat address space: host) */
+    /* Shared-memory model. smem_in_ctx: .shared addresses are offsets into one window (host: ctx->smem,
+     * SPIR-V: a __local kernel argument, AMDGPU: LDS); smem_per_kernel: every kernel gets its own window
+     * (AMDGPU LDS): module-scope statics first, each kernel's entry-scoped ones overlaid after them */
+    bool smem_in_ctx;
+    bool smem_per_kernel;
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
-    bool ready;                /* code generation implemented */
+    bool thread_loop;          /* kernels without barriers/warp ops may run as a loop over the block's threads
+                                * (thread_loop.c; a host-runtime fast path, host_abi.h) */
+    bool host_descriptor;      /* the module gets the __p2n_rt slot and the kernel/global descriptor of
+                                * host_abi.h (the CPU runtime reads it; AMDGPU's lowering reads it too) */
+    bool atomic_b128_native;   /* atom .b128 as an i128 atomicrmw/cmpxchg (x86-64 cmpxchg16b) */
+    bool split_b128_memory;    /* ld/st .b128 as two 64-bit halves (no 128-bit scalar accesses) */
+    bool no_masked_load;       /* the back end cannot lower llvm.masked.load (LLVM 22's SPIR-V back end aborts on
+                                * it): cp.async zero-fill copies byte by byte instead (emit_mem.c) */
+    bool fp_atomics_native_ok; /* p2n_options.fp_atomics_native applies (AMDGPU hardware float atomics) */
     const target_hooks *hooks; /* NULL: the host model (ctx + p2n_rt_table) */
     /* LLVM syncscope names for atomics and fences, per p2n_scope ("" = system). NULL: system scope for
      * everything (the host: one coherent address space, so narrower scopes would buy nothing). */
     const char *const *syncscopes;
-    /* host: code for the CPU this process runs on (host CPU name and features as function attributes); the
-     * JIT of the driver stub uses it, AOT output stays portable unless asked (docs/architecture.md) */
-    bool native_cpu;
-} target_desc;
+
+    /* Code generation. */
+    bool codegen_o0;           /* the code generator runs at -O0 whatever -O says (SPIR-V: every driver compiles
+                                * the module again, and LLVM's codegen IR passes make what PoCL cannot read) */
+    bool split_kernels;        /* -j N: per-kernel partitions compiled on threads and linked (finish takes
+                                * several objects) */
+    /* LLVM's target registration (once per process, codegen.c) */
+    void (*init_llvm)(void);
+    /* The trap path of the recursion transform (eliminate_recursion.c) at B's position: a stack overflow fails
+     * the launch (CUDA_ERROR_LAUNCH_FAILED); ctx is the function's thread context pointer */
+    void (*build_trap)(struct LLVMOpaqueBuilder *B, struct LLVMOpaqueModule *M, struct LLVMOpaqueValue *ctx);
+    /* LLVM passes (targets/llvm/llvm_pass.h), NULL-terminated lists run by llvm_run_passes in this order:
+     * lower: after emission, before the module is verified and optimised (compile.c);
+     * pre_opt / post_opt: around the shared rewrite_addr + default<On> pipeline (codegen.c, every partition);
+     * pre_codegen: on the optimised module before object (or assembly) emission, not for --emit=llvm */
+    const struct llvm_pass *lower;
+    const struct llvm_pass *pre_opt;
+    const struct llvm_pass *post_opt;
+    const struct llvm_pass *pre_codegen;
+    /* object (or assembly: type 1 = LLVMAssemblyFile) emission; NULL: LLVMTargetMachineEmitToMemoryBuffer.
+     * False: *err (LLVMDisposeMessage). */
+    bool (*emit_object)(struct LLVMOpaqueTargetMachine *TM, struct LLVMOpaqueModule *M, int type, char **err,
+                        struct LLVMOpaqueMemoryBuffer **out);
+    /* The output from nobj objects (nobj > 1 only where split_kernels): link, merge metadata, validate. M is the
+     * module of a single object (NULL after a split). 0 (P2N_OK) or a p2n_status after a diagnostic in d. */
+    int (*finish)(const target_desc *t, struct LLVMOpaqueModule *M, const void *const *objs, const size_t *lens,
+                  unsigned nobj, struct p2n_diags *d, uint8_t **data, size_t *size);
+};
 
 const target_desc *target_find(const char *name);
-const target_desc *target_all(unsigned *count);
+/* every target, in --print-targets order */
+const target_desc *const *target_all(unsigned *count);
 
 #endif

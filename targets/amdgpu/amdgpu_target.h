@@ -12,6 +12,9 @@
 #include "ir.h"
 #include "target.h"
 
+extern const target_desc target_gfx90a, target_gfx942, target_gfx950, target_gfx1030, target_gfx1100,
+    target_gfx1101, target_gfx1102, target_gfx1200, target_gfx1201; /* amdgpu_target.c */
+
 extern const target_hooks amdgpu_hooks;
 /* PTX scope -> AMDGPU syncscope: .cta workgroup, .cluster and .gpu agent (a cluster is one CTA here, but
  * agent stays correct if clusters ever span workgroups), .sys system */

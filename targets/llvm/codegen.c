@@ -17,10 +17,8 @@
 #include <unistd.h>
 
 #include "codegen.h"
-#include "note_merge.h"
+#include "llvm_pass.h"
 #include "split.h"
-#include "../spirv/spirv_target.h"
-#include "../amdgpu/amdgpu_target.h"
 #include "support.h"
 
 extern char **environ;
@@ -41,12 +39,7 @@ static const char *llvm_opts[64] = {"ptx2native"};
 static int llvm_nown, llvm_nopts; /* [1, llvm_nown): ours; [llvm_nown, llvm_nopts): the user's */
 static char *llvm_user_copy; /* $P2N_LLVM_ARGS, split: the user's options point into it */
 static void init_llvm(void) {
-    LLVMInitializeX86TargetInfo();
-    LLVMInitializeX86Target();
-    LLVMInitializeX86TargetMC();
-    LLVMInitializeX86AsmPrinter();
-    spirv_init_llvm();
-    amdgpu_init_llvm();
+    /* (the targets' registration, target_desc.init_llvm, ran before: compile.c) */
     /* Process-global LLVM options, parsed once. AMDGPU: the back end's "scalar IR passes" (separate constant
      * offsets from GEPs, straight-line strength reduction, n-ary reassociation, two GVN/EarlyCSE rounds) cost
      * ~10 % of a compile (SLSR alone 6-9 % on bench/compile-speed/many_kernels.ptx) and change nothing in our
@@ -78,7 +71,7 @@ static bool write_file(const char *path, const void *data, size_t n) {
 }
 
 /* ELF shared object from relocatable objects (one per partition): lld in process, or ld.lld as a
- * subprocess. AMDGPU objects each carry a metadata note; those are merged into one after linking. */
+ * subprocess (the finish call of the host and AMDGPU targets). */
 bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens, unsigned nobj, p2n_diags *d,
                uint8_t **data, size_t *size) {
     const char *tmp = getenv("TMPDIR");
@@ -145,12 +138,6 @@ bool llvm_link(const target_desc *t, const void *const *objs, const size_t *lens
     }
     ok = (p2n_read_file(out, data, size) == 0);
     if (!ok) diag_plain(d, "error", "internal compiler error: cannot read the linked object");
-    if (ok && nobj > 1 && t->family == TARGET_AMDGPU && !amdgpu_merge_metadata_notes(*data, *size)) {
-        diag_plain(d, "error", "internal compiler error: cannot merge the AMDGPU metadata notes of %u objects", nobj);
-        free(*data);
-        *data = NULL;
-        ok = false;
-    }
 done:
     for (unsigned k = 0; k < written; k++) if (in[k]) { unlink(in[k]); free(in[k]); }
     free(in);
@@ -194,35 +181,31 @@ static LLVMTargetMachineRef make_tm(const target_desc *t, const p2n_options *opt
      * generator's own IR passes at -O1+ (loop strength reduction, then CodeGenPrepare) turn a counted loop's
      * `i + 1 == 0` exit test into llvm.uadd.with.overflow = OpIAddCarry, which PoCL's llvm-spirv 15 cannot read
      * ("Unimplemented opcode 149": the fill loop of tests/conformance/ptx/heap/heap.ptx) */
-    if (t->family == TARGET_SPIRV) lvl = LLVMCodeGenLevelNone;
+    if (t->codegen_o0) lvl = LLVMCodeGenLevelNone;
     return LLVMCreateTargetMachine(T, t->triple, t->cpu, "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
 }
 
-/* Host objects are linked --no-undefined and import nothing: keep the optimiser from turning loops into
- * memset/memcpy calls (loop idiom recognition, e.g. in the thread-loop entries of emit_block.c). */
-static void forbid_libcalls(LLVMModuleRef M) {
-    const char *triple = LLVMGetTarget(M);
-    if (!triple || strncmp(triple, "x86_64", 6)) return;
-    LLVMContextRef C = LLVMGetModuleContext(M);
-    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f))
-        if (!LLVMIsDeclaration(f))
-            LLVMAddAttributeAtIndex(f, LLVMAttributeFunctionIndex, LLVMCreateStringAttribute(C, "no-builtins", 11, "", 0));
+/* before the optimiser, shared by every target at -O1 and above: addresses as GEPs (rewrite_addr.c) */
+static const llvm_pass shared_pre_opt[] = {
+    {"rewrite-addrs", llvm_pass_rewrite_addrs, false},
+    {NULL, NULL, false},
+};
+
+static LLVMErrorRef pass_error(llvm_pass_ctx *X) {
+    return X->error ? X->error : LLVMCreateStringError("an LLVM pass failed");
 }
 
-static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const p2n_options *opt) {
-    forbid_libcalls(M);
-    LLVMErrorRef re = opt->opt_level > 0 ? llvm_rewrite_addrs(M, TM) : NULL; /* addresses as GEPs: rewrite_addr.c */
-    if (re) return re;
+/* target pre_opt passes, the shared ones, default<On>, target post_opt passes (no diagnostics here: thread-safe
+ * for -j partitions; a failure is the returned error) */
+static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const target_desc *t, const p2n_options *opt) {
+    llvm_pass_ctx X = {.C = LLVMGetModuleContext(M), .M = M, .TM = TM, .t = t, .opt = opt};
+    if (!llvm_run_passes(t->pre_opt, &X) || !llvm_run_passes(shared_pre_opt, &X)) return pass_error(&X);
     char pipeline[32];
     snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
     LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
     LLVMDisposePassBuilderOptions(po);
-    const char *triple = LLVMGetTarget(M);
-    if (!e && opt->opt_level > 0 && triple && !strncmp(triple, "amdgcn", 6)) {
-        amdgpu_forward_kernarg_copies(M);
-        e = amdgpu_return_values_in_registers(M, TM);
-    }
+    if (!e && !llvm_run_passes(t->post_opt, &X)) e = pass_error(&X);
     return e;
 }
 
@@ -236,16 +219,18 @@ bool llvm_opt_emit(LLVMModuleRef M, const target_desc *t, const p2n_options *opt
         snprintf(err, errlen, "no LLVM target for %s: %s", t->triple, msg ? msg : "");
         goto out;
     }
-    LLVMErrorRef e = run_pipeline(M, TM, opt);
+    LLVMErrorRef e = run_pipeline(M, TM, t, opt);
+    llvm_pass_ctx X = {.C = LLVMGetModuleContext(M), .M = M, .TM = TM, .t = t, .opt = opt};
+    if (!e && !llvm_run_passes(t->pre_codegen, &X)) e = pass_error(&X);
     if (e) {
         char *m = LLVMGetErrorMessage(e);
         snprintf(err, errlen, "LLVM passes failed: %s", m);
         LLVMDisposeErrorMessage(m);
         goto out;
     }
-    llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
     double t1 = p2n_now_s();
-    if (LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMObjectFile, &msg, obj)) {
+    if (t->emit_object ? !t->emit_object(TM, M, LLVMObjectFile, &msg, obj)
+                       : LLVMTargetMachineEmitToMemoryBuffer(TM, M, LLVMObjectFile, &msg, obj)) {
         snprintf(err, errlen, "code generation failed: %s", msg ? msg : "");
         goto out;
     }
@@ -278,7 +263,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
      * the verification is off the serial path. */
     split_plan plan;
     unsigned jobs = llvm_jobs(opt);
-    if (jobs > 1 && opt->emit == P2N_EMIT_OBJ && t->family != TARGET_SPIRV) {
+    if (jobs > 1 && opt->emit == P2N_EMIT_OBJ && t->split_kernels) {
         bool automatic = jobs_asked(opt) < 0;
         double gain = 0;
         if (split_plan_make(M, t, jobs, automatic ? AUTO_MIN_GAIN : 0, &plan, &gain)) {
@@ -301,7 +286,7 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
     }
     LLVMDisposeMessage(err);
     err = NULL;
-    LLVMErrorRef e = run_pipeline(M, TM, opt);
+    LLVMErrorRef e = run_pipeline(M, TM, t, opt);
     if (e) {
         char *msg = LLVMGetErrorMessage(e);
         diag_plain(d, "error", "internal compiler error: LLVM passes failed: %s", msg);
@@ -319,16 +304,20 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         st = P2N_OK;
         goto out;
     }
-    if (t->family == TARGET_SPIRV && !spirv_check_module(M, t, d)) {
-        st = P2N_UNSUPPORTED;
+    llvm_pass_ctx X = {.C = C, .M = M, .TM = TM, .t = t, .opt = opt, .d = d};
+    if (!llvm_run_passes(t->pre_codegen, &X)) { /* e.g. SPIR-V: what its back end cannot take */
+        st = X.internal ? P2N_INTERNAL_ERROR : P2N_UNSUPPORTED;
+        if (X.error) {
+            char *msg = LLVMGetErrorMessage(X.error);
+            diag_plain(d, "error", "internal compiler error: %s", msg);
+            LLVMDisposeErrorMessage(msg);
+            st = P2N_INTERNAL_ERROR;
+        }
         goto out;
     }
-    llvm_define_host_memfns(M); /* the back end may call them; the object imports nothing */
     LLVMMemoryBufferRef buf;
     LLVMCodeGenFileType ft = opt->emit == P2N_EMIT_ASM ? LLVMAssemblyFile : LLVMObjectFile;
-    /* SPIR-V: in a child process, so that the back end's per-process state never sees two modules */
-    if (t->family == TARGET_SPIRV ? !spirv_emit_isolated(TM, M, ft, &err, &buf)
-                                  : LLVMTargetMachineEmitToMemoryBuffer(TM, M, ft, &err, &buf)) {
+    if (t->emit_object ? !t->emit_object(TM, M, ft, &err, &buf) : LLVMTargetMachineEmitToMemoryBuffer(TM, M, ft, &err, &buf)) {
         diag_plain(d, "error", "internal compiler error: code generation failed: %s", err ? err : "");
         goto out;
     }
@@ -342,10 +331,8 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
         (*data)[n] = 0;
         *size = n;
         st = P2N_OK;
-    } else if (t->family == TARGET_SPIRV) {
-        st = spirv_finish(M, t, bytes, n, d, data, size); /* metadata, in-process validation */
-    } else if (llvm_link(t, (const void *const *)&bytes, &n, 1, d, data, size)) {
-        st = P2N_OK;
+    } else {
+        st = t->finish(t, M, (const void *const *)&bytes, &n, 1, d, data, size); /* link, metadata, validation */
     }
     if (times) times[2] = p2n_now_s() - t2;
     LLVMDisposeMemoryBuffer(buf);

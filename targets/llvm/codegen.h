@@ -56,7 +56,5 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const struct
 LLVMErrorRef llvm_rewrite_addrs(LLVMModuleRef M, LLVMTargetMachineRef TM);
 /* split_block.c: everything after I moves to a new block (returned); I's block is left unterminated */
 LLVMBasicBlockRef llvm_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I);
-/* host_memfns.c: weak hidden memcpy/memmove/memset in an x86-64 host module (after the pipeline) */
-void llvm_define_host_memfns(LLVMModuleRef M);
 
 #endif

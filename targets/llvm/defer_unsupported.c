@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "emit.h"
-#include "../spirv/spirv_target.h"
 #include "host_abi.h"
 
 typedef struct defer_fn {
@@ -40,7 +39,7 @@ struct defer_state {
     unsigned nmarked;
 };
 
-bool defer_supported_target(const target_desc *t) { return t->family != TARGET_HOST || t->rt_table; }
+bool defer_supported_target(const target_desc *t) { return t->hooks || t->rt_table; }
 
 bool defer_note(emit_ctx *E, const char *text) { return defer_note_as(E, text, DEFER_STUB); }
 
@@ -182,15 +181,8 @@ static void build_stub(emit_ctx *E, uint32_t fi, const char *msg) {
     const ir_func *f = &E->m->funcs[fi];
     LLVMValueRef fn = replace_fn(E, fi);
     LLVMValueRef ctx = LLVMGetParam(fn, f->is_entry ? 1 : 0);
-    if (E->t->family == TARGET_SPIRV) {
-        /* code 3 = not supported: the runtime prints the message and fails the launch with 801 */
-        LLVMTypeRef at[6] = {E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->ptr};
-        LLVMTypeRef ft = LLVMFunctionType(E->vd, at, 6, 0);
-        LLVMValueRef marker = LLVMGetNamedFunction(E->M, SPIRV_TRAP_MARKER);
-        if (!marker) marker = LLVMAddFunction(E->M, SPIRV_TRAP_MARKER, ft);
-        LLVMValueRef nul = LLVMConstNull(E->ptr);
-        LLVMValueRef a[6] = {ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.unsupported"), nul, c32(E, 0), nul};
-        LLVMBuildCall2(E->B, ft, marker, a, 6, "");
+    if (E->t->hooks && E->t->hooks->stub_not_supported) {
+        E->t->hooks->stub_not_supported(E, ctx, msg);
     } else if (E->t->rt_table) {
         E->ctx = ctx;
         E->tl_fiber = NULL; /* not a thread-loop body: no coordinates to store first */

@@ -3,7 +3,7 @@
  * Why: CUDA lets device functions recurse (a per-thread stack); OpenCL C forbids it, SPIR-V consumers need not
  * support it (PoCL 3.1 crashes building such a module, Intel's IGC prefers none). Runs on the emitted LLVM
  * module, before the target's lowering, when p2n_options.device_lacks has P2N_LACKS_RECURSION (always for
- * spirv64: targets/compile.c).
+ * spirv64: its target_desc.always_lacks; the first pass of every target's lowering list).
  *
  * Method. Every .func has the type void(ctx, retbuf, parambuf) (emit.h), so all members of a strongly
  * connected component (SCC) of the call graph share one signature. For each SCC with a cycle:
@@ -37,10 +37,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "codegen.h"
 #include "eliminate_recursion.h"
 #include "recursion_graph.h"
 #include "emit.h"
-#include "../spirv/spirv_target.h"
 #include "support.h"
 
 #define HDR_BYTES 32u /* i32 return id at 0, then ctx, retbuf, parambuf in 8-byte slots */
@@ -250,32 +250,7 @@ static bool demote(xform *X, member *mb) {
 static void build_trap(xform *X) {
     LLVMPositionBuilderAtEnd(X->B, X->trap);
     LLVMValueRef ctx = LLVMGetParam(X->merged, 0);
-    LLVMTypeRef vd = LLVMVoidTypeInContext(X->C), pt = LLVMTypeOf(ctx);
-    switch (X->t->family) {
-    case TARGET_HOST: {
-        LLVMValueRef o = LLVMConstInt(LLVMInt64TypeInContext(X->C), CTX_RT, 0);
-        LLVMValueRef rt = LLVMBuildLoad2(X->B, pt, LLVMBuildGEP2(X->B, X->i8, ctx, &o, 1, ""), "");
-        o = LLVMConstInt(LLVMInt64TypeInContext(X->C), 8 + 8 * RT_TRAP, 0);
-        LLVMValueRef fn = LLVMBuildLoad2(X->B, pt, LLVMBuildGEP2(X->B, X->i8, rt, &o, 1, ""), "");
-        LLVMTypeRef ft = LLVMFunctionType(vd, &pt, 1, 0);
-        LLVMBuildCall2(X->B, ft, fn, &ctx, 1, "");
-        break;
-    }
-    case TARGET_SPIRV: { /* the marker of spirv_trap.c: code 1 = trap */
-        LLVMTypeRef at[6] = {pt, X->i32, pt, pt, X->i32, pt};
-        LLVMTypeRef ft = LLVMFunctionType(vd, at, 6, 0);
-        LLVMValueRef nul = LLVMConstNull(pt);
-        LLVMValueRef a[6] = {ctx, k32(X, 1), nul, nul, k32(X, 0), nul};
-        LLVMBuildCall2(X->B, ft, spirv_builtin(X->M, SPIRV_TRAP_MARKER, ft), a, 6, "");
-        break;
-    }
-    case TARGET_AMDGPU: {
-        unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
-        LLVMValueRef f = LLVMGetIntrinsicDeclaration(X->M, id, NULL, 0);
-        LLVMBuildCall2(X->B, LLVMIntrinsicGetType(X->C, id, NULL, 0), f, NULL, 0, "");
-        break;
-    }
-    }
+    X->t->build_trap(X->B, X->M, ctx);
     LLVMBuildUnreachable(X->B);
 }
 
@@ -523,15 +498,7 @@ bool llvm_eliminate_recursion(LLVMModuleRef M, const target_desc *t, unsigned st
     }
     free(mem);
     rec_graph_free(&G);
-    /* (AMDGPU: the emitted module becomes valid only when amdgpu_lower_module has moved its allocas to
-     * addrspace(5), ours included; llvm_codegen verifies it then) */
-    char *err = NULL;
-    if (ok && t->family != TARGET_AMDGPU && LLVMVerifyModule(M, LLVMReturnStatusAction, &err)) {
-        diag_plain(d, "error", "internal compiler error: invalid LLVM IR after the recursion transform: %.2000s",
-                   err ? err : "");
-        *internal = true;
-        ok = false;
-    }
-    if (err) LLVMDisposeMessage(err);
+    /* the pass runner verifies the module (llvm_pass.c; AMDGPU: only after amdgpu_lower_module has moved the
+     * allocas to addrspace(5), ours included) */
     return ok;
 }

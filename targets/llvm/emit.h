@@ -12,24 +12,39 @@
 
 #include <llvm-c/Core.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "diag.h"
+#include "host_abi.h"
 #include "ir.h"
 #include "target.h"
 
-/* p2n_rt_table slots (host_abi.h): byte offset = 8 + 8 * slot. */
+/* p2n_rt_table slots: byte offset = 8 + 8 * slot, from host_abi.h's struct (the first word is abi_version) */
+#define P2N_RT_SLOT(field) ((offsetof(p2n_rt_table, field) - 8) / 8)
 enum {
-    RT_BARRIER, RT_BARRIER_RED, RT_SHFL, RT_VOTE, RT_MATCH_ANY, RT_MATCH_ALL, RT_REDUX, RT_ACTIVEMASK,
-    RT_WARP_SYNC, RT_ELECT, RT_YIELD, RT_CLOCK64, RT_GLOBALTIMER, RT_SMID, RT_VPRINTF, RT_TRAP, RT_ASSERTFAIL,
-    RT_EXIT_THREAD, RT_SINF, RT_COSF, RT_EXP2F, RT_LOG2F, RT_TANHF, RT_FMA, RT_FMAF, RT_MALLOC, RT_FREE,
-    RT_WARP_MATRIX, RT_IS_LOCAL
+    RT_BARRIER = P2N_RT_SLOT(barrier), RT_BARRIER_RED = P2N_RT_SLOT(barrier_red), RT_SHFL = P2N_RT_SLOT(shfl),
+    RT_VOTE = P2N_RT_SLOT(vote), RT_MATCH_ANY = P2N_RT_SLOT(match_any), RT_MATCH_ALL = P2N_RT_SLOT(match_all),
+    RT_REDUX = P2N_RT_SLOT(redux), RT_ACTIVEMASK = P2N_RT_SLOT(activemask), RT_WARP_SYNC = P2N_RT_SLOT(warp_sync),
+    RT_ELECT = P2N_RT_SLOT(elect), RT_YIELD = P2N_RT_SLOT(yield), RT_CLOCK64 = P2N_RT_SLOT(clock64),
+    RT_GLOBALTIMER = P2N_RT_SLOT(globaltimer), RT_SMID = P2N_RT_SLOT(smid), RT_VPRINTF = P2N_RT_SLOT(vprintf),
+    RT_TRAP = P2N_RT_SLOT(trap), RT_ASSERTFAIL = P2N_RT_SLOT(assertfail), RT_EXIT_THREAD = P2N_RT_SLOT(exit_thread),
+    RT_SINF = P2N_RT_SLOT(sinf), RT_COSF = P2N_RT_SLOT(cosf), RT_EXP2F = P2N_RT_SLOT(exp2f),
+    RT_LOG2F = P2N_RT_SLOT(log2f), RT_TANHF = P2N_RT_SLOT(tanhf), RT_FMA = P2N_RT_SLOT(fma),
+    RT_FMAF = P2N_RT_SLOT(fmaf), RT_MALLOC = P2N_RT_SLOT(malloc), RT_FREE = P2N_RT_SLOT(free),
+    RT_WARP_MATRIX = P2N_RT_SLOT(warp_matrix), RT_IS_LOCAL = P2N_RT_SLOT(is_local)
 };
-/* p2n_thread_ctx field offsets */
+_Static_assert(offsetof(p2n_rt_table, barrier) == 8, "p2n_rt_table: slot 0 at byte 8");
+/* p2n_thread_ctx field offsets (host_abi.h) */
 enum {
-    CTX_TID = 0, CTX_NTID = 12, CTX_CTAID = 24, CTX_NCTAID = 36, CTX_LANEID = 48, CTX_WARPID = 52,
-    CTX_NWARPID = 56, CTX_DYN_SMEM = 60, CTX_SMEM = 64, CTX_SMEM_SIZE = 72, CTX_YIELD = 76, CTX_RT = 80,
-    CTX_LAUNCH_FLAGS = 96 /* P2N_LAUNCH_*; SPIR-V keeps other words there and reads it through its ctx_field hook */
+    CTX_TID = offsetof(p2n_thread_ctx, tid), CTX_NTID = offsetof(p2n_thread_ctx, ntid),
+    CTX_CTAID = offsetof(p2n_thread_ctx, ctaid), CTX_NCTAID = offsetof(p2n_thread_ctx, nctaid),
+    CTX_LANEID = offsetof(p2n_thread_ctx, laneid), CTX_WARPID = offsetof(p2n_thread_ctx, warpid),
+    CTX_NWARPID = offsetof(p2n_thread_ctx, nwarpid), CTX_DYN_SMEM = offsetof(p2n_thread_ctx, dynamic_smem_size),
+    CTX_SMEM = offsetof(p2n_thread_ctx, smem), CTX_SMEM_SIZE = offsetof(p2n_thread_ctx, smem_size),
+    CTX_YIELD = offsetof(p2n_thread_ctx, yield_budget), CTX_RT = offsetof(p2n_thread_ctx, rt),
+    /* P2N_LAUNCH_*; SPIR-V keeps other words there and reads it through its ctx_field hook */
+    CTX_LAUNCH_FLAGS = offsetof(p2n_thread_ctx, launch_flags)
 };
 
 typedef struct emit_ctx {

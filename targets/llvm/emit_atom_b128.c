@@ -154,7 +154,7 @@ bool emit_atom_b128(emit_ctx *E, const ir_ins *ins) {
     p2n_scope scope = ins_scope(ins, P2N_SCOPE_GPU); /* no scope: .gpu */
     LLVMValueRef p = mem_addr(E, &o[1], ir_ins_space(ins));
     LLVMValueRef b = rd(E, &o[2], IR_T_B128), c = cas ? rd(E, &o[3], IR_T_B128) : NULL, old;
-    if (E->t->family == TARGET_HOST) {
+    if (E->t->atomic_b128_native) {
         if (cas) {
             LLVMValueRef cx = LLVMBuildAtomicCmpXchgSyncScope(BLD, p, b, c, atom_cas_ordering(ord), LLVMAtomicOrderingMonotonic,
                                                               scope_id(E, scope));

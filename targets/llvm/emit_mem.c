@@ -49,7 +49,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
         ir_space sp = ir_ins_space(ins);
         LLVMValueRef p = mem_addr(E, &o[1], sp);
         LLVMTypeRef lt = ty_of(E, t);
-        if (n == 1 && tbits(t) == 128 && E->t->family == TARGET_SPIRV) {
+        if (n == 1 && tbits(t) == 128 && E->t->split_b128_memory) {
             /* SPIR-V has no 128-bit integers: two 64-bit halves, which instcombine folds into the register's uses
              * (st.b128 and the b128 atomics split the value into the same halves) */
             LLVMValueRef lo = LLVMBuildLoad2(BLD, E->i64, p, ""), hi = LLVMBuildLoad2(BLD, E->i64, gep8(E, p, c64(E, 8)), "");
@@ -98,7 +98,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
                 ir_type rt = int_type_bytes(tbits(ir_reg_type(E->f, src->id)) / 8);
                 v = LLVMBuildUIToFP(BLD, rd(E, src, rt), ty_of(E, t), "");
             } else v = rd(E, src, t);
-            if (tbits(t) == 128 && E->t->family == TARGET_SPIRV) { /* two 64-bit halves, as ld.b128 above */
+            if (tbits(t) == 128 && E->t->split_b128_memory) { /* two 64-bit halves, as ld.b128 above */
                 LLVMValueRef q = gep8(E, p, c64(E, (uint64_t)k * eb));
                 LLVMValueRef lo = LLVMBuildStore(BLD, LLVMBuildTrunc(BLD, v, E->i64, ""), q);
                 LLVMValueRef hi = LLVMBuildStore(BLD, LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v, ci(E->i128, 64), ""), E->i64, ""),
@@ -198,7 +198,7 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
                 for (unsigned k = 0; k < n; k++)
                     mask = LLVMBuildInsertElement(BLD, mask, LLVMBuildICmp(BLD, LLVMIntULT, c32(E, k), ss, ""), c32(E, k), "");
             }
-            if (E->t->family == TARGET_SPIRV) {
+            if (E->t->no_masked_load) {
                 /* LLVM 22's SPIR-V back end aborts on llvm.masked.load ("incompatible result and operand types in
                  * a bitcast": its scalarisation bitcasts the <N x i1> mask to iN). Byte by byte instead, never
                  * reading past src-size: a byte not taken is loaded from dst (valid, the value is dropped). */

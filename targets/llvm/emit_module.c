@@ -568,7 +568,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     memset(E, 0, sizeof *E);
     E->device_lacks = opt ? opt->device_lacks : 0;
     E->defer_unsupported = opt && opt->defer_unsupported;
-    E->fp_atomics_native = opt && opt->fp_atomics_native && t->family == TARGET_AMDGPU;
+    E->fp_atomics_native = opt && opt->fp_atomics_native && t->fp_atomics_native_ok;
     E->m = m;
     E->t = t;
     E->d = d;
@@ -586,7 +586,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->f32 = LLVMFloatTypeInContext(E->C);
     E->f64 = LLVMDoubleTypeInContext(E->C);
     /* SPIR-V: untyped pointers are generic (address space 0 is the Function class there) */
-    E->ptr = LLVMPointerTypeInContext(E->C, t->family == TARGET_SPIRV ? t->as_generic : 0);
+    E->ptr = LLVMPointerTypeInContext(E->C, t->ptr_as);
     E->vd = LLVMVoidTypeInContext(E->C);
     LLVMTypeRef fa[3] = {E->ptr, E->ptr, E->ptr};
     E->fn_ty = LLVMFunctionType(E->vd, fa, 3, 0);
@@ -598,7 +598,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
     E->fn_flags = calloc(m->nfuncs + 1, sizeof *E->fn_flags);
     /* the thread-loop fast path belongs to the host runtime (host_abi.h); other targets never get it */
-    if (t->family == TARGET_HOST && t->rt_table) E->tl_ok = thread_loop_kernels(m);
+    if (t->thread_loop) E->tl_ok = thread_loop_kernels(m);
     if (t->native_cpu) E->native_fma = host_native_fma();
 
     if (m->address_size == 32) {
@@ -611,7 +611,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     /* AMDGPU gives every kernel its own LDS: statics of module scope (or of a .func) first, then each kernel's
      * entry-scoped ones (nvcc's demoted variables) overlaid at the same offset, since only that kernel can name
      * them. The host keeps one module-wide window (host_abi.h). */
-    bool per_kernel = t->family == TARGET_AMDGPU;
+    bool per_kernel = t->smem_per_kernel;
     if (per_kernel) E->kern_smem = calloc(m->nfuncs + 1, sizeof *E->kern_smem);
     for (int pass = 0; pass < (per_kernel ? 2 : 1); pass++) {
         uint64_t start = smem, top = smem;
@@ -703,7 +703,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         LLVMSetInitializer(E->gvar[v], init);
         if (var_space(E, v) == IR_S_CONST) LLVMSetGlobalConstant(E->gvar[v], 0); /* the host may write .const */
     }
-    if (t->family != TARGET_SPIRV) { /* SPIR-V: no runtime table, no host descriptor (targets/spirv/) */
+    if (t->host_descriptor) { /* SPIR-V: no runtime table, no host descriptor (targets/spirv/) */
         LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
         LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
     }
@@ -721,7 +721,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->ins = NULL;
     defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
     emit_desc *desc = E->failed ? NULL : build_desc(E);
-    if (!E->failed && t->family != TARGET_SPIRV) emit_descriptor(E, desc);
+    if (!E->failed && t->host_descriptor) emit_descriptor(E, desc);
     if (!E->failed && t->native_cpu) host_native_attrs(E);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);

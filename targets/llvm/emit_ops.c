@@ -439,7 +439,7 @@ LLVMValueRef mem_addr(emit_ctx *E, const ir_operand *o, ir_space space) {
     return p;
 }
 
-unsigned module_var_as(const emit_ctx *E) { return E->t->family == TARGET_SPIRV ? E->t->as_global : 0; }
+unsigned module_var_as(const emit_ctx *E) { return E->t->module_vars_in_global_as ? E->t->as_global : 0; }
 
 LLVMValueRef device_cstr(emit_ctx *E, const char *s, const char *name) {
     LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);

@@ -102,7 +102,7 @@ static LLVMValueRef srgb_table(emit_ctx *E) {
         v[i] = LLVMConstReal(E->f32, f);
     }
     LLVMTypeRef at = LLVMArrayType2(E->f32, 256);
-    g = LLVMAddGlobalInAddressSpace(E->M, at, name, E->t->family == TARGET_SPIRV ? E->t->as_global : 0); /* as module globals */
+    g = LLVMAddGlobalInAddressSpace(E->M, at, name, module_var_as(E)); /* as module globals */
     LLVMSetInitializer(g, LLVMConstArray2(E->f32, v, 256));
     LLVMSetGlobalConstant(g, 1);
     LLVMSetLinkage(g, LLVMPrivateLinkage);

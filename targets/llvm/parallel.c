@@ -153,7 +153,7 @@ llvm_early_workers *llvm_early_start(const target_desc *t, const p2n_options *op
                                      llvm_emit_fn emit, void *ctx) {
     unsigned n = llvm_jobs(opt);
     if (n > nkernels) n = nkernels;
-    if (n < 2 || opt->emit != P2N_EMIT_OBJ || t->family == TARGET_SPIRV) return NULL;
+    if (n < 2 || opt->emit != P2N_EMIT_OBJ || !t->split_kernels) return NULL;
     const char *bc = getenv("P2N_SPLIT_BITCODE"); /* tests: the bitcode route must give the same bytes */
     if (bc && *bc && *bc != '0') return NULL;
     /* The copies are speculative: made before the plan says whether the module splits. With -j by default they
@@ -340,7 +340,7 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const split_
         if (jobs[p].times[0] > opt_max) opt_max = jobs[p].times[0];
         if (jobs[p].times[1] > cg_max) cg_max = jobs[p].times[1];
     }
-    if (ok && llvm_link(t, objs, lens, np, d, data, size)) st = P2N_OK;
+    if (ok) st = t->finish(t, NULL, objs, lens, np, d, data, size); /* link, metadata merge */
     if (times) {
         /* wall time of the parallel part, split like the serial path's stages by the slowest partition */
         double par = t1 - t0, sum = opt_max + cg_max;

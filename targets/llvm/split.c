@@ -154,7 +154,7 @@ static bool graph_build(graph *G, LLVMModuleRef M, const target_desc *t) {
         if (!G->live[i]) G->kind[i] = K_DEAD;
         else if (LLVMIsAFunction(v)) G->kind[i] = is_local(v) ? K_DUP : K_ROOT;
         else if (is_local(v) && ((LLVMIsGlobalConstant(v) && LLVMGetUnnamedAddress(v) != LLVMNoUnnamedAddr) ||
-                                 (t->family == TARGET_AMDGPU &&
+                                 (t->smem_per_kernel &&
                                   LLVMGetPointerAddressSpace(LLVMTypeOf(v)) == t->as_shared)))
             G->kind[i] = K_DUP;
     }

@@ -3,7 +3,7 @@
  * turned into an error of the launch; the CPU backend does that on its fibers).
  *
  * spirv_lower_module marks the module (named metadata SPIRV_FAULTS_MD) and gives its kernels the error record
- * argument (spirv_trap.c). After O2 (spirv_check_module, once the registers are SSA values and the vprintf
+ * argument (spirv_trap.c). After O2 (pass spirv-check-faults, once the registers are SSA values and the vprintf
  * buffers forwarded) every load, store, atomicrmw and cmpxchg through a CrossWorkgroup or generic pointer tests
  * its address. Below 4096 (the null page, never mapped on the hosts PoCL runs on) the access goes elsewhere
  * instead (loads read a constant zero block, stores and atomics write a private scratch block) and the address is

@@ -10,7 +10,7 @@
 
 #define BLD E->B
 
-static bool v12(emit_ctx *E) { return strstr(E->t->triple, "v1.2") != NULL; }
+static bool v12(emit_ctx *E) { return E->t->spirv_version < 0x10400; } /* SPIR-V 1.2: SPV_INTEL_subgroups */
 
 LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft) {
     LLVMValueRef f = LLVMGetNamedFunction(M, name);
@@ -236,4 +236,17 @@ static LLVMValueRef hook_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
     return call(E, SPIRV_LAUNCH_MARKER, E->i32, &E->ctx, 1);
 }
 
-const target_hooks spirv_hooks = {.rt_fn = hook_rt_fn, .rt_call = hook_rt_call, .ctx_field = hook_ctx_field};
+/* a kernel stubbed by --defer-unsupported: code 3 = not supported, the runtime prints the message and fails the
+ * launch with 801 */
+static void hook_stub_not_supported(emit_ctx *E, LLVMValueRef ctx, const char *msg) {
+    LLVMTypeRef at[6] = {E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->ptr};
+    LLVMTypeRef ft = LLVMFunctionType(E->vd, at, 6, 0);
+    LLVMValueRef marker = LLVMGetNamedFunction(E->M, SPIRV_TRAP_MARKER);
+    if (!marker) marker = LLVMAddFunction(E->M, SPIRV_TRAP_MARKER, ft);
+    LLVMValueRef nul = LLVMConstNull(E->ptr);
+    LLVMValueRef a[6] = {ctx, c32(E, SPIRV_TRAP_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.unsupported"), nul, c32(E, 0), nul};
+    LLVMBuildCall2(E->B, ft, marker, a, 6, "");
+}
+
+const target_hooks spirv_hooks = {.rt_fn = hook_rt_fn, .rt_call = hook_rt_call, .ctx_field = hook_ctx_field,
+                                  .stub_not_supported = hook_stub_not_supported};

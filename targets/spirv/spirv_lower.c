@@ -21,6 +21,7 @@
 
 #include "../llvm/emit.h"
 #include "host_abi.h"
+#include "llvm_pass.h"
 #include "spirv_target.h"
 #include "spirv_collectives.h"
 
@@ -425,11 +426,26 @@ static bool expand_rmw(LLVMModuleRef M, LLVMValueRef I) {
     return true;
 }
 
-/* After optimisation, before the back end (which aborts on them): integer types SPIR-V cannot express. */
-bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
-    if (!spirv_lower_printf(M, t, d)) return false;
-    spirv_check_faults(M, t->as_generic, t->as_global, t->as_shared); /* P2N_LACKS_FAULT_ISOLATION only */
-    spirv_legalize(M);
+/* After optimisation, before the back end (which aborts on them): the pre_codegen passes of the SPIR-V target
+ * (spirv_target.c lists them in this order). */
+bool spirv_pass_lower_printf(llvm_pass_ctx *X) { return spirv_lower_printf(X->M, X->t, X->d); }
+
+bool spirv_pass_check_faults(llvm_pass_ctx *X) { /* P2N_LACKS_FAULT_ISOLATION only */
+    spirv_check_faults(X->M, X->t->as_generic, X->t->as_global, X->t->as_shared);
+    return true;
+}
+
+bool spirv_pass_legalize(llvm_pass_ctx *X) {
+    spirv_legalize(X->M);
+    return true;
+}
+
+/* llvm.bitreverse expanded, allocas of a constant count checked, atomicrmw kinds the back end cannot select
+ * expanded (to cmpxchg loops) */
+bool spirv_pass_expand(llvm_pass_ctx *X) {
+    LLVMModuleRef M = X->M;
+    const target_desc *t = X->t;
+    p2n_diags *d = X->d;
     for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
         for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
             for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
@@ -464,10 +480,27 @@ bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
                     return false;
                 }
             }
-    if (!spirv_lower_atomics(M, t, d)) return false;
-    spirv_legalize_odd_ints(M);
-    spirv_remat_across_barriers(M);
-    /* the rewrites above build IR by hand: a broken module would crash the back end instead of failing */
+    return true;
+}
+
+bool spirv_pass_lower_atomics(llvm_pass_ctx *X) { return spirv_lower_atomics(X->M, X->t, X->d); }
+
+bool spirv_pass_legalize_odd_ints(llvm_pass_ctx *X) {
+    spirv_legalize_odd_ints(X->M); /* what it cannot carry is diagnosed by spirv-check-ints */
+    return true;
+}
+
+bool spirv_pass_remat(llvm_pass_ctx *X) {
+    spirv_remat_across_barriers(X->M);
+    return true;
+}
+
+/* Last: integer types SPIR-V cannot express. The rewrites above build IR by hand: a broken module would crash
+ * the back end instead of failing, so the module is verified here in every build. */
+bool spirv_pass_check_ints(llvm_pass_ctx *X) {
+    LLVMModuleRef M = X->M;
+    const target_desc *t = X->t;
+    p2n_diags *d = X->d;
     char *vmsg = NULL;
     if (LLVMVerifyModule(M, LLVMReturnStatusAction, &vmsg)) {
         diag_plain(d, "error", "internal compiler error: SPIR-V lowering produced invalid IR: %.2000s", vmsg ? vmsg : "");

@@ -1,5 +1,5 @@
 /* spirv_remat.c — recomputes cheap address arithmetic after each work-group barrier instead of carrying it
- * across the barrier (part of spirv_check_module, after O2).
+ * across the barrier (a pre_codegen pass of the SPIR-V target, after O2).
  *
  * Why: a CPU OpenCL implementation (PoCL) runs the code between two barriers as a loop over the work-items and
  * keeps every value that is live across a barrier in a per-work-item "context array" (one slot per work-item,

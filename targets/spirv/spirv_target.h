@@ -16,6 +16,8 @@
 #include "spirv_meta.h"
 #include "../llvm/codegen.h"
 
+extern const target_desc target_spirv64, target_spirv64_12; /* spirv_target.c */
+
 extern const target_hooks spirv_hooks;
 extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncscopes */
 
@@ -76,7 +78,7 @@ LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
  * each launch; a module that reads it takes the record */
 #define SPIRV_LAUNCH_MARKER "__p2n_spirv_launch_flags"
 /* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv_lower_module adds the named metadata SPIRV_FAULTS_MD and
- * the error record argument; after O2, spirv_check_faults (from spirv_check_module, before the atomics are
+ * the error record argument; after O2, spirv_check_faults (a pre_codegen pass, before the atomics are
  * lowered) makes global/generic loads, stores and atomics test their address against the null page: below 4096
  * the first one claims the record with code 4 and the access goes to a harmless block instead. Returns the
  * number of tests. */
@@ -120,7 +122,7 @@ struct emit_ctx;
 bool spirv_needs_subgroups(struct emit_ctx *E, const char *what);
 
 /* printf (spirv_printf.c): the vprintf hook calls SPIRV_VPRINTF_MARKER(format, args) -> i32; after O2,
- * spirv_lower_printf (part of spirv_check_module) makes OpenCL printf calls of it. False: diagnosed. */
+ * spirv_lower_printf (a pre_codegen pass) makes OpenCL printf calls of it. False: diagnosed. */
 #define SPIRV_VPRINTF_MARKER "__p2n_spirv_vprintf"
 bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
 /* Removes OpExtension "SPV_EXT_relaxed_printf_string_address_space" from a module (in place; returns the new word
@@ -128,24 +130,32 @@ bool spirv_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
  * format we emit is UniformConstant, which spirv-val then checks without the extension. */
 size_t spirv_drop_printf_ext(uint32_t *words, size_t nwords);
 
-/* After optimisation, before the SPIR-V back end: false (diagnosed) if the module holds what the back end
- * would abort on (integers wider than 64 bits). */
-bool spirv_check_module(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
+/* After optimisation, before the SPIR-V back end (spirv_lower.c): the target's pre_codegen passes, in this order
+ * (spirv_target.c), for what the back end would abort on or cannot select. False: diagnosed. */
+struct llvm_pass_ctx;
+bool spirv_pass_lower_printf(struct llvm_pass_ctx *X);
+bool spirv_pass_check_faults(struct llvm_pass_ctx *X);
+bool spirv_pass_legalize(struct llvm_pass_ctx *X);
+bool spirv_pass_expand(struct llvm_pass_ctx *X);
+bool spirv_pass_lower_atomics(struct llvm_pass_ctx *X);
+bool spirv_pass_legalize_odd_ints(struct llvm_pass_ctx *X);
+bool spirv_pass_remat(struct llvm_pass_ctx *X);
+bool spirv_pass_check_ints(struct llvm_pass_ctx *X); /* integers wider than 64 bits; verifies the module */
 
-/* Part of spirv_check_module: i128 multiplies back to i64 pieces, overflow intrinsics and pointer compares
+/* A pre_codegen pass: i128 multiplies back to i64 pieces, overflow intrinsics and pointer compares
  * to plain integer code (spirv_legalize.c). */
 void spirv_legalize(LLVMModuleRef M);
-/* Part of spirv_check_module: a constant-count array alloca as an alloca of an array type; false for a
+/* A pre_codegen pass: a constant-count array alloca as an alloca of an array type; false for a
  * run-time count (spirv_legalize.c). */
 bool spirv_static_alloca(LLVMValueRef I);
-/* Part of spirv_check_module: integers of widths other than 1/8/16/32/64 carried in i64 (spirv_legalize.c);
+/* A pre_codegen pass: integers of widths other than 1/8/16/32/64 carried in i64 (spirv_legalize.c);
  * false when some use needs bits the i64 cannot hold (the caller diagnoses what remains). */
 bool spirv_legalize_odd_ints(LLVMModuleRef M);
-/* Part of spirv_check_module: pure address arithmetic that O2 hoisted across a work-group barrier is
+/* A pre_codegen pass: pure address arithmetic that O2 hoisted across a work-group barrier is
  * recomputed after it, so CPU runtimes (PoCL) need no per-work-item copy of it (spirv_remat.c). */
 void spirv_remat_across_barriers(LLVMModuleRef M);
 
-/* Part of spirv_check_module: atomicrmw/cmpxchg/fence -> __spirv_* calls with scope and storage-class
+/* A pre_codegen pass: atomicrmw/cmpxchg/fence -> __spirv_* calls with scope and storage-class
  * semantics (spirv_atomics.c). False: diagnosed. */
 bool spirv_lower_atomics(LLVMModuleRef M, const target_desc *t, p2n_diags *d);
 

@@ -1,4 +1,4 @@
-/* host_memfns.c — memcpy, memmove and memset inside every host object.
+/* host_memfns.c — memcpy, memmove and memset inside every host object (a pre_codegen pass of the host target).
  *
  * Why: host objects are linked --no-undefined and import nothing (codegen.c), but the x86 back end lowers a
  * llvm.memcpy/memmove/memset it does not expand inline (a large struct copy, any size at -O0) to a call of the C
@@ -9,7 +9,7 @@
 #include <llvm-c/Core.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "host_target.h"
 
 typedef enum { MF_COPY, MF_MOVE, MF_SET } memfn_kind;
 
@@ -49,10 +49,10 @@ static void define(LLVMModuleRef M, const char *name, memfn_kind kind) {
     LLVMDisposeBuilder(B);
 }
 
-void llvm_define_host_memfns(LLVMModuleRef M) {
-    const char *triple = LLVMGetTarget(M);
-    if (!triple || strncmp(triple, "x86_64", 6)) return;
-    define(M, "memcpy", MF_COPY);
-    define(M, "memmove", MF_MOVE);
-    define(M, "memset", MF_SET);
+/* a pre_codegen pass of the host target (host_target.c): the back end may call them; the object imports nothing */
+bool host_define_memfns(llvm_pass_ctx *X) {
+    define(X->M, "memcpy", MF_COPY);
+    define(X->M, "memmove", MF_MOVE);
+    define(X->M, "memset", MF_SET);
+    return true;
 }

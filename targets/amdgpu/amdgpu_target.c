@@ -1,0 +1,86 @@
+/* amdgpu_target.c — the AMDGPU targets' entries (HSA code objects, COV5; docs/amdgpu.md) and their calls: the
+ * recursion transform's trap (llvm.trap), the pass lists and the link with the metadata-note merge. */
+#include <llvm-c/Core.h>
+#include <stdlib.h>
+
+#include "amdgpu_target.h"
+#include "codegen.h"
+#include "container.h"
+#include "llvm_pass.h"
+#include "note_merge.h"
+
+static void amdgpu_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ctx) {
+    (void)ctx;
+    LLVMContextRef C = LLVMGetModuleContext(M);
+    unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(M, id, NULL, 0);
+    LLVMBuildCall2(B, LLVMIntrinsicGetType(C, id, NULL, 0), f, NULL, 0, "");
+}
+
+static bool amdgpu_lower_pass(llvm_pass_ctx *X) {
+    return amdgpu_lower_module(X->C, X->M, X->m, X->desc, X->t, X->d, &X->internal);
+}
+
+static bool amdgpu_forward_kernarg_pass(llvm_pass_ctx *X) {
+    if (X->opt->opt_level > 0) amdgpu_forward_kernarg_copies(X->M);
+    return true;
+}
+
+static bool amdgpu_retval_pass(llvm_pass_ctx *X) {
+    if (X->opt->opt_level > 0) X->error = amdgpu_return_values_in_registers(X->M, X->TM);
+    return !X->error;
+}
+
+/* objects of a -j split each carry a metadata note: merged into one after linking */
+static int amdgpu_finish(const target_desc *t, LLVMModuleRef M, const void *const *objs, const size_t *lens,
+                         unsigned nobj, p2n_diags *d, uint8_t **data, size_t *size) {
+    (void)M;
+    if (!llvm_link(t, objs, lens, nobj, d, data, size)) return P2N_INTERNAL_ERROR;
+    if (nobj > 1 && !amdgpu_merge_metadata_notes(*data, *size)) {
+        diag_plain(d, "error", "internal compiler error: cannot merge the AMDGPU metadata notes of %u objects", nobj);
+        free(*data);
+        *data = NULL;
+        return P2N_INTERNAL_ERROR;
+    }
+    return P2N_OK;
+}
+
+/* (the emitted module becomes valid only when amdgpu_lower_module has moved its allocas to addrspace(5), the
+ * recursion transform's included) */
+static const llvm_pass amdgpu_lower[] = {
+    {"eliminate-recursion", llvm_pass_eliminate_recursion, true},
+    {"amdgpu-lower", amdgpu_lower_pass, false},
+    {NULL, NULL, false},
+};
+static const llvm_pass amdgpu_post_opt[] = {
+    {"amdgpu-forward-kernarg-copies", amdgpu_forward_kernarg_pass, false},
+    {"amdgpu-return-values-in-registers", amdgpu_retval_pass, false},
+    {NULL, NULL, false},
+};
+
+#define AMDGPU_COMMON                                                                                        \
+    .triple = "amdgcn-amd-amdhsa", .code_kind = P2N_CODE_AMDGPU_HSACO, .ready = true, .as_global = 0,        \
+    .as_shared = 1, .as_local = 3, .as_const = 5, .as_generic = 4, .ptr_as = 0, .smem_in_ctx = true,         \
+    .smem_per_kernel = true, .host_descriptor = true, .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks,  \
+    .syncscopes = amdgpu_syncscopes, .split_kernels = true, .init_llvm = amdgpu_init_llvm,                   \
+    .build_trap = amdgpu_build_trap, .lower = amdgpu_lower, .post_opt = amdgpu_post_opt,                     \
+    .finish = amdgpu_finish
+
+const target_desc target_gfx90a = {.name = "gfx90a", .cpu = "gfx90a", .wave_size = 64,
+                                   .description = "AMD CDNA2 (MI200), wave64", AMDGPU_COMMON};
+const target_desc target_gfx942 = {.name = "gfx942", .cpu = "gfx942", .wave_size = 64,
+                                   .description = "AMD CDNA3 (MI300), wave64", AMDGPU_COMMON};
+const target_desc target_gfx950 = {.name = "gfx950", .cpu = "gfx950", .wave_size = 64,
+                                   .description = "AMD CDNA4 (MI350), wave64", AMDGPU_COMMON};
+const target_desc target_gfx1030 = {.name = "gfx1030", .cpu = "gfx1030", .wave_size = 32,
+                                    .description = "AMD RDNA2, wave32", AMDGPU_COMMON};
+const target_desc target_gfx1100 = {.name = "gfx1100", .cpu = "gfx1100", .wave_size = 32,
+                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
+const target_desc target_gfx1101 = {.name = "gfx1101", .cpu = "gfx1101", .wave_size = 32,
+                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
+const target_desc target_gfx1102 = {.name = "gfx1102", .cpu = "gfx1102", .wave_size = 32,
+                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
+const target_desc target_gfx1200 = {.name = "gfx1200", .cpu = "gfx1200", .wave_size = 32,
+                                    .description = "AMD RDNA4, wave32", AMDGPU_COMMON};
+const target_desc target_gfx1201 = {.name = "gfx1201", .cpu = "gfx1201", .wave_size = 32,
+                                    .description = "AMD RDNA4, wave32", AMDGPU_COMMON};

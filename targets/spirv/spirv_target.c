@@ -1,0 +1,83 @@
+/* spirv_target.c — the SPIR-V targets' entries (OpenCL Kernel model; docs/spirv.md) and their calls: the
+ * recursion transform's trap (the error-record marker), the pass lists, code generation in a child process and
+ * the finishing step (metadata strings, validation). */
+#include <llvm-c/Core.h>
+
+#include "container.h"
+#include "emit.h"
+#include "llvm_pass.h"
+#include "spirv_target.h"
+
+/* the marker of spirv_trap.c: code 1 = trap */
+static void spirv_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ctx) {
+    LLVMContextRef C = LLVMGetModuleContext(M);
+    LLVMTypeRef vd = LLVMVoidTypeInContext(C), pt = LLVMTypeOf(ctx), i32 = LLVMInt32TypeInContext(C);
+    LLVMTypeRef at[6] = {pt, i32, pt, pt, i32, pt};
+    LLVMTypeRef ft = LLVMFunctionType(vd, at, 6, 0);
+    LLVMValueRef nul = LLVMConstNull(pt);
+    LLVMValueRef a[6] = {ctx, LLVMConstInt(i32, 1, 0), nul, nul, LLVMConstInt(i32, 0, 0), nul};
+    LLVMBuildCall2(B, ft, spirv_builtin(M, SPIRV_TRAP_MARKER, ft), a, 6, "");
+}
+
+static bool spirv_lower_pass(llvm_pass_ctx *X) {
+    return spirv_lower_module(X->C, X->M, X->m, X->desc, X->t, X->opt->device_lacks, X->d, &X->internal);
+}
+
+/* in a child process, so that the back end's per-process state never sees two modules */
+static bool spirv_emit_object(LLVMTargetMachineRef TM, LLVMModuleRef M, int type, char **err,
+                              LLVMMemoryBufferRef *out) {
+    return spirv_emit_isolated(TM, M, (LLVMCodeGenFileType)type, err, out);
+}
+
+static int spirv_finish_target(const target_desc *t, LLVMModuleRef M, const void *const *objs, const size_t *lens,
+                               unsigned nobj, p2n_diags *d, uint8_t **data, size_t *size) {
+    (void)nobj; /* never split (split_kernels false) */
+    return spirv_finish(M, t, objs[0], lens[0], d, data, size); /* metadata, in-process validation */
+}
+
+static const llvm_pass spirv_lower[] = {
+    {"eliminate-recursion", llvm_pass_eliminate_recursion, false},
+    {"spirv-lower", spirv_lower_pass, false},
+    {NULL, NULL, false},
+};
+/* after O2: OpenCL printf calls, null-page checks (P2N_LACKS_FAULT_ISOLATION), legalisation, expansions, atomics
+ * as __spirv_* calls, recomputation across barriers, then what the back end would abort on (spirv_lower.c) */
+static const llvm_pass spirv_pre_codegen[] = {
+    {"spirv-lower-printf", spirv_pass_lower_printf, false},
+    {"spirv-check-faults", spirv_pass_check_faults, false},
+    {"spirv-legalize", spirv_pass_legalize, false},
+    {"spirv-expand", spirv_pass_expand, false},
+    {"spirv-lower-atomics", spirv_pass_lower_atomics, false},
+    {"spirv-legalize-odd-ints", spirv_pass_legalize_odd_ints, false},
+    {"spirv-remat", spirv_pass_remat, false},
+    {"spirv-check-ints", spirv_pass_check_ints, false},
+    {NULL, NULL, false},
+};
+
+/* as_local is the Function class (0); smem_in_ctx: .shared addresses are offsets into one Workgroup window (a
+ * __local kernel argument); see spirv_lower.c and docs/spirv.md. Recursion: OpenCL forbids it and PoCL 3.1
+ * crashes building a module with a recursive function. */
+#define SPIRV_COMMON                                                                                         \
+    .cpu = "", .wave_size = 32, .code_kind = P2N_CODE_SPIRV, .ready = true,                                  \
+    .always_lacks = P2N_LACKS_RECURSION, .as_global = 1, .as_shared = 3, .as_local = 0, .as_const = 1,       \
+    .as_generic = 4, .ptr_as = 4, .module_vars_in_global_as = true, .smem_in_ctx = true,                     \
+    .split_b128_memory = true, .no_masked_load = true, .hooks = &spirv_hooks, .syncscopes = spirv_syncscopes, \
+    .codegen_o0 = true,                                                                                      \
+    .init_llvm = spirv_init_llvm, .build_trap = spirv_build_trap, .lower = spirv_lower,                      \
+    .pre_codegen = spirv_pre_codegen, .emit_object = spirv_emit_object, .finish = spirv_finish_target
+
+const target_desc target_spirv64 = {
+    .name = "spirv64",
+    .description = "OpenCL SPIR-V 1.4 (Intel GPUs via Level Zero/OpenCL)",
+    .triple = "spirv64v1.4-unknown-unknown",
+    .spirv_version = 0x10400,
+    SPIRV_COMMON,
+};
+
+const target_desc target_spirv64_12 = {
+    .name = "spirv64-1.2",
+    .description = "OpenCL SPIR-V 1.2 (older Intel drivers; SPV_INTEL_subgroups)",
+    .triple = "spirv64v1.2-unknown-unknown",
+    .spirv_version = 0x10200,
+    SPIRV_COMMON,
+};
