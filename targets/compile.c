@@ -46,6 +46,7 @@ static void init_backends(void) {
         bool seen = false;
         for (unsigned k = 0; k < i; k++) seen |= all[k]->init_llvm == all[i]->init_llvm;
         if (!seen && all[i]->init_llvm) all[i]->init_llvm();
+        for (const char *const *o = all[i]->llvm_options; o && *o; o++) llvm_add_global_option(*o);
     }
 }
 

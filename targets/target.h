@@ -41,6 +41,9 @@ typedef struct target_hooks {
      * whole text) so that the launch fails with CUDA_ERROR_NOT_SUPPORTED; the caller adds the unreachable. NULL:
      * the runtime table's assertfail (rt_table targets), else llvm.trap. */
     void (*stub_not_supported)(struct emit_ctx *E, struct LLVMOpaqueValue *ctx, const char *msg);
+    /* --fp-atomics=native: mark a float atomicrmw so the back end keeps the device's own instruction (AMDGPU:
+     * metadata, else it expands the add into a compare-exchange loop); NULL: nothing to mark */
+    void (*mark_native_fp_atomic)(struct emit_ctx *E, struct LLVMOpaqueValue *rmw);
     /* Lowering choices of the shared emission (false/0: the generic form every target accepts). They change
      * the code's cost on one back end, never what it computes. */
     bool barrier_acq_rel;      /* release fence; barrier; acquire fence around bar/barrier instead of seq_cst
@@ -103,8 +106,12 @@ struct target_desc {
                                 * the module again, and LLVM's codegen IR passes make what PoCL cannot read) */
     bool split_kernels;        /* -j N: per-kernel partitions compiled on threads and linked (finish takes
                                 * several objects) */
-    /* LLVM's target registration (once per process, codegen.c) */
+    /* LLVM's target registration (once per process, compile.c) */
     void (*init_llvm)(void);
+    /* Process-global LLVM options the target needs (NULL-terminated; NULL: none), parsed once with every
+     * target's (codegen.c; an option whose name $P2N_LLVM_ARGS also sets is left to the user) and given to the
+     * in-process linker again, which resets them all */
+    const char *const *llvm_options;
     /* The trap path of the recursion transform (eliminate_recursion.c) at B's position: a stack overflow fails
      * the launch (CUDA_ERROR_LAUNCH_FAILED); ctx is the function's thread context pointer */
     void (*build_trap)(struct LLVMOpaqueBuilder *B, struct LLVMOpaqueModule *M, struct LLVMOpaqueValue *ctx);

@@ -226,6 +226,16 @@ static LLVMValueRef amd_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
     return NULL;
 }
 
+/* --fp-atomics=native: without these the AMDGPU back end expands the add into its own compare-exchange loop: the
+ * memory is not fine-grained host memory (device allocations), and the instruction's fixed denormal mode is
+ * accepted (that is what the option asks for) */
+static void amd_mark_native_fp_atomic(emit_ctx *E, LLVMValueRef r) {
+    const char *kinds[] = {"amdgpu.no.fine.grained.memory", "amdgpu.ignore.denormal.mode"};
+    for (unsigned k = 0; k < 2; k++)
+        LLVMSetMetadata(r, LLVMGetMDKindIDInContext(E->C, kinds[k], (unsigned)strlen(kinds[k])),
+                        LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, NULL, 0)));
+}
+
 const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field,
                                    .barrier_acq_rel = true, .cvt_f64_s32_clamp = true, .keep_func_calls = true,
-                                   .global_as = 1};
+                                   .global_as = 1, .mark_native_fp_atomic = amd_mark_native_fp_atomic};

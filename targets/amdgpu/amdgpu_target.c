@@ -58,11 +58,19 @@ static const llvm_pass amdgpu_post_opt[] = {
     {NULL, NULL, false},
 };
 
+/* Process-global LLVM options. The back end's "scalar IR passes" (separate constant offsets from GEPs, straight-line
+ * strength reduction, n-ary reassociation, two GVN/EarlyCSE rounds) cost ~10 % of a compile (SLSR alone 6-9 % on
+ * bench/compile-speed's many_kernels) and change nothing in our code: addresses reach the back end as GEPs with
+ * their constant offsets already folded (rewrite_addr.c + the O2/O3 pipeline), and the instruction counts of
+ * bench/amdgpu-quality (47 kernels) and the compile-speed modules stay within +-1 % (bench/compile-speed/RESULTS.md).
+ * "-amdgpu-scalar-ir-passes=true" in $P2N_LLVM_ARGS measures against LLVM's default. */
+static const char *const amdgpu_llvm_options[] = {"-amdgpu-scalar-ir-passes=false", NULL};
+
 #define AMDGPU_COMMON                                                                                        \
     .triple = "amdgcn-amd-amdhsa", .code_kind = P2N_CODE_AMDGPU_HSACO, .ready = true, .as_global = 0,        \
     .as_shared = 1, .as_local = 3, .as_const = 5, .as_generic = 4, .ptr_as = 0, .smem_in_ctx = true,         \
     .smem_per_kernel = true, .host_descriptor = true, .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks,  \
-    .syncscopes = amdgpu_syncscopes, .split_kernels = true, .init_llvm = amdgpu_init_llvm,                   \
+    .syncscopes = amdgpu_syncscopes, .split_kernels = true, .init_llvm = amdgpu_init_llvm, .llvm_options = amdgpu_llvm_options,                   \
     .build_trap = amdgpu_build_trap, .lower = amdgpu_lower, .post_opt = amdgpu_post_opt,                     \
     .finish = amdgpu_finish
 

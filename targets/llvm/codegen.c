@@ -38,21 +38,30 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static const char *llvm_opts[64] = {"ptx2native"};
 static int llvm_nown, llvm_nopts; /* [1, llvm_nown): ours; [llvm_nown, llvm_nopts): the user's */
 static char *llvm_user_copy; /* $P2N_LLVM_ARGS, split: the user's options point into it */
+static const char *target_opts[32];
+static int n_target_opts;
+
+void llvm_add_global_option(const char *opt) {
+    for (int i = 0; i < n_target_opts; i++)
+        if (!strcmp(target_opts[i], opt)) return;
+    if (n_target_opts < 32) target_opts[n_target_opts++] = opt;
+}
+
 static void init_llvm(void) {
     /* (the targets' registration, target_desc.init_llvm, ran before: compile.c) */
-    /* Process-global LLVM options, parsed once. AMDGPU: the back end's "scalar IR passes" (separate constant
-     * offsets from GEPs, straight-line strength reduction, n-ary reassociation, two GVN/EarlyCSE rounds) cost
-     * ~10 % of a compile (SLSR alone 6-9 % on bench/compile-speed/many_kernels.ptx) and change nothing in our
-     * code: addresses reach the back end as GEPs with their constant offsets already folded (rewrite_addr.c +
-     * the O2/O3 pipeline), and the instruction counts of bench/amdgpu-quality (47 kernels) and the compile-speed
-     * modules stay within +-1 % (bench/compile-speed/RESULTS.md). $P2N_LLVM_ARGS: more options, space-separated,
-     * e.g. "-time-passes" or "-amdgpu-scalar-ir-passes=true" to measure against LLVM's default (an option LLVM
-     * does not know is ignored: the C API parses silently). */
+    /* Process-global LLVM options, parsed once: every target's (llvm_add_global_option, from compile.c), unless
+     * $P2N_LLVM_ARGS sets the same option, then the user's: more options, space-separated, e.g. "-time-passes"
+     * (an option LLVM does not know is ignored: the C API parses silently). */
     const char *extra = getenv("P2N_LLVM_ARGS");
     char *copy = extra && *extra ? strdup(extra) : NULL;
     int argc = 1;
-    llvm_opts[argc++] = spirv_llvm_option;
-    if (!copy || !strstr(copy, "amdgpu-scalar-ir-passes")) llvm_opts[argc++] = "-amdgpu-scalar-ir-passes=false";
+    for (int i = 0; i < n_target_opts && argc < 32; i++) {
+        const char *o = target_opts[i], *eq = strchr(o, '=');
+        size_t len = eq ? (size_t)(eq - o) : strlen(o);
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)len, o);
+        if (!copy || !strstr(copy, name + strspn(name, "-"))) llvm_opts[argc++] = o;
+    }
     llvm_nown = argc;
     for (char *tok = copy ? strtok(copy, " ") : NULL; tok && argc < 63; tok = strtok(NULL, " ")) llvm_opts[argc++] = tok;
     llvm_nopts = argc;

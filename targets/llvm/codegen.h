@@ -20,6 +20,8 @@ p2n_status llvm_codegen(LLVMContextRef C, LLVMModuleRef M, const target_desc *t,
 
 /* Threads for per-kernel parallel code generation: opt->jobs, else $P2N_JOBS, else 1 (negative: CPUs). */
 unsigned llvm_jobs(const p2n_options *opt);
+/* A process-global LLVM option a target needs (target_desc.llvm_options), before the first compilation (compile.c) */
+void llvm_add_global_option(const char *opt);
 bool llvm_jobs_automatic(const p2n_options *opt); /* "one per CPU" (the command line's default) */
 
 /* Thread-safe (own TargetMachine; M must be alone in its context): the new-PM pipeline for opt->opt_level,

@@ -123,13 +123,7 @@ LLVMValueRef atom_add_f32(emit_ctx *E, LLVMValueRef p, ir_space sp, LLVMValueRef
     if (E->fp_atomics_native) { /* --fp-atomics=native: the device's add, whatever it does with subnormals */
         LLVMValueRef r = LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpFAdd, p, v, ord, ssid);
         LLVMSetAlignment(r, 4);
-        /* without these the AMDGPU back end expands the add into its own compare-exchange loop: the memory is
-         * not fine-grained host memory (device allocations), and the instruction's fixed denormal mode is
-         * accepted (that is what the option asks for) */
-        const char *kinds[] = {"amdgpu.no.fine.grained.memory", "amdgpu.ignore.denormal.mode"};
-        for (unsigned k = 0; k < 2; k++)
-            LLVMSetMetadata(r, LLVMGetMDKindIDInContext(E->C, kinds[k], (unsigned)strlen(kinds[k])),
-                            LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, NULL, 0)));
+        if (E->t->hooks && E->t->hooks->mark_native_fp_atomic) E->t->hooks->mark_native_fp_atomic(E, r);
         return r;
     }
     /* a generic address flushes unless it points into the shared window (as isspacep.shared decides) */

@@ -25,10 +25,10 @@ extern const char *const spirv_syncscopes[P2N_SCOPE_COUNT]; /* target_desc.syncs
  * optimiser never duplicates them into divergent paths (spirv_hooks.c). */
 LLVMValueRef spirv_builtin(LLVMModuleRef M, const char *name, LLVMTypeRef ft);
 
-/* LLVM's SPIR-V target; called once from codegen's init, which parses spirv_llvm_option (--spirv-ext) with the
- * process's other LLVM options. */
+/* LLVM's SPIR-V target (target_desc.init_llvm) and the process-global options it needs (--spirv-ext;
+ * target_desc.llvm_options, parsed by codegen.c with every target's). */
 void spirv_init_llvm(void);
-extern const char *const spirv_llvm_option;
+extern const char *const spirv_llvm_options[];
 /* LLVMTargetMachineEmitToMemoryBuffer for a SPIR-V module, run in a child process (spirv_codegen_child.c: LLVM 22's
  * SPIR-V back end keeps per-process state that corrupts later modules). False: *err (LLVMDisposeMessage). */
 bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFileType type, char **err,
