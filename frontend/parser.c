@@ -645,6 +645,20 @@ static void append_ins(parser *p, const ir_ins *ins) {
     if (ir_opcodes[ins->op].flags & IR_OPF_TERMINATOR) flush_block(p);
 }
 
+/* A declaration pseudo-instruction (declarations stay where they were written, docs/architecture.md): op
+ * IR_OP_DECL_REG with the register declaration's index, or IR_OP_DECL_VAR with the variable's id. */
+static void append_decl(parser *p, ir_opcode op, uint32_t line, ir_opnd_kind kind, uint32_t id) {
+    ir_ins ins;
+    memset(&ins, 0, sizeof ins);
+    ins.op = op;
+    ins.line = line;
+    ins.nops = 1;
+    ins.ops = ir_alloc_operands(p->m, 1);
+    ins.ops[0].kind = kind;
+    ins.ops[0].id = id;
+    append_ins(p, &ins);
+}
+
 static void parse_call_operands(parser *p, ir_ins *ins, ir_operand *ops, unsigned *nops) {
     /* call (ret), target, (args), proto;   call target, (args);   call (ret), target;   call target; */
     if (is_punct(&p->tok, '(')) {
@@ -708,15 +722,8 @@ static bool reg_plus_imm(parser *p, ir_operand *o, bool is_dest, const token *he
     uint32_t di = ir_add_regdecl(p->f, &rd);
     uint32_t tmp = p->f->regdecls[di].first_reg;
     fsym_declare(p, nm, SYM_REG, tmp);
+    append_decl(p, IR_OP_DECL_REG, plus.line, IR_OPND_IMM, di);
     ir_ins ins;
-    memset(&ins, 0, sizeof ins);
-    ins.op = IR_OP_DECL_REG;
-    ins.line = plus.line;
-    ins.nops = 1;
-    ins.ops = ir_alloc_operands(p->m, 1);
-    ins.ops[0].kind = IR_OPND_IMM;
-    ins.ops[0].id = di;
-    append_ins(p, &ins);
     memset(&ins, 0, sizeof ins);
     ins.op = IR_OP_ADD;
     ins.line = plus.line;
@@ -1150,15 +1157,7 @@ static void parse_var_names(parser *p, const decl_head *h, bool in_func) {
         if (in_func) {
             if (!fsym_declare(p, v.name, SYM_VAR, id))
                 err(p, &nt, "redeclaration of '%.*s' in the same scope", (int)nt.len, nt.text);
-            ir_ins ins;
-            memset(&ins, 0, sizeof ins);
-            ins.op = IR_OP_DECL_VAR;
-            ins.line = nt.line;
-            ins.nops = 1;
-            ins.ops = ir_alloc_operands(p->m, 1);
-            ins.ops[0].kind = IR_OPND_VAR;
-            ins.ops[0].id = id;
-            append_ins(p, &ins);
+            append_decl(p, IR_OP_DECL_VAR, nt.line, IR_OPND_VAR, id);
         } else {
             sym_kind k;
             msym_get(p, v.name, &k);
@@ -1215,15 +1214,7 @@ static void parse_reg_decl(parser *p) {
         bool ok = rd.count ? fsym_declare(p, rd.name, SYM_REGRANGE, di)
                            : fsym_declare(p, rd.name, SYM_REG, p->f->regdecls[di].first_reg);
         if (!ok) err(p, &nt, "redeclaration of register '%.*s' in the same scope", (int)nt.len, nt.text);
-        ir_ins ins;
-        memset(&ins, 0, sizeof ins);
-        ins.op = IR_OP_DECL_REG;
-        ins.line = nt.line;
-        ins.nops = 1;
-        ins.ops = ir_alloc_operands(p->m, 1);
-        ins.ops[0].kind = IR_OPND_IMM;
-        ins.ops[0].id = di;
-        append_ins(p, &ins);
+        append_decl(p, IR_OP_DECL_REG, nt.line, IR_OPND_IMM, di);
         if (!is_punct(&p->tok, ',')) break;
         next(p);
     }
