@@ -51,3 +51,27 @@ int p2n_read_file(const char *path, uint8_t **data, size_t *size) {
     *size = n;
     return 0;
 }
+
+bool p2n_write_all(int fd, const void *data, size_t n) {
+    const uint8_t *c = data;
+    while (n) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return false;
+        c += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+bool p2n_read_all(int fd, void *data, size_t n) {
+    uint8_t *c = data;
+    while (n) {
+        ssize_t r = read(fd, c, n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
+        c += r;
+        n -= (size_t)r;
+    }
+    return true;
+}

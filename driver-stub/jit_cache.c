@@ -15,6 +15,7 @@
 
 #include "internal.h"
 #include "p2n_fatbin.h"
+#include "support.h"
 
 #define ENTRY_MAGIC "P2NJIT01"
 #define ENTRY_SUFFIX ".p2nj"
@@ -191,18 +192,6 @@ static void entry_path(p2n_jit_key k, char *out, size_t n) {
 
 /* ---- lookup ---- */
 
-static bool read_all(int fd, void *buf, size_t n) {
-    uint8_t *p = buf;
-    while (n) {
-        ssize_t r = read(fd, p, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        p += r;
-        n -= (size_t)r;
-    }
-    return true;
-}
-
 bool p2n_jit_cache_lookup(p2n_jit_key key, uint8_t **image, size_t *size, char **log) {
     if ((!key.lo && !key.hi) || !ready()) return false;
     char path[PATH_MAX];
@@ -217,14 +206,14 @@ bool p2n_jit_cache_lookup(p2n_jit_key key, uint8_t **image, size_t *size, char *
     const char *damage = NULL;
     uint8_t *img = NULL;
     char *text = NULL;
-    if (fstat(fd, &st) || !read_all(fd, &h, sizeof h)) damage = "shorter than its header";
+    if (fstat(fd, &st) || !p2n_read_all(fd, &h, sizeof h)) damage = "shorter than its header";
     else if (memcmp(h.magic, ENTRY_MAGIC, 8) || h.key_lo != key.lo || h.key_hi != key.hi) damage = "wrong magic or key";
     else if (h.image_size > (uint64_t)st.st_size || h.log_size > (uint64_t)st.st_size ||
              sizeof h + h.image_size + h.log_size != (uint64_t)st.st_size)
         damage = "sizes do not match the file";
     else if (!(img = malloc(h.image_size + h.log_size + 1)) || !(text = malloc(h.log_size + 1)))
         damage = "out of memory";
-    else if (!read_all(fd, img, h.image_size + h.log_size)) damage = "short read";
+    else if (!p2n_read_all(fd, img, h.image_size + h.log_size)) damage = "short read";
     else {
         p2n_hash128 s = p2n_hash128_bytes(img, h.image_size + h.log_size, 0);
         if (s.lo != h.sum_lo || s.hi != h.sum_hi) damage = "checksum mismatch";
@@ -251,18 +240,6 @@ bool p2n_jit_cache_lookup(p2n_jit_key key, uint8_t **image, size_t *size, char *
 }
 
 /* ---- store and eviction ---- */
-
-static bool write_all(int fd, const void *buf, size_t n) {
-    const uint8_t *p = buf;
-    while (n) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
 
 typedef struct aged {
     char name[64];
@@ -345,7 +322,7 @@ void p2n_jit_cache_store(p2n_jit_key key, const uint8_t *image, size_t size, con
     snprintf(tmp, sizeof tmp, "%s/.tmp.%ld.%lu", cache.dir, (long)getpid(),
              __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
     int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, payload, size + log_size);
+    bool ok = fd >= 0 && p2n_write_all(fd, &h, sizeof h) && p2n_write_all(fd, payload, size + log_size);
     if (fd >= 0 && close(fd)) ok = false;
     free(payload);
     if (ok && !rename(tmp, path)) {

@@ -35,6 +35,7 @@
 
 #include "fork_gate.h"
 #include "spirv_target.h"
+#include "support.h"
 
 enum { REC_OBJECT = 0, REC_ERROR = 1, REC_FATAL = 2 };
 
@@ -42,36 +43,11 @@ static pthread_mutex_t in_process_lock = PTHREAD_MUTEX_INITIALIZER; /* warm-up a
 static bool warmed_up;
 static int child_fd = -1; /* the child's end of the pipe, for the fatal error handler */
 
-static bool write_all(int fd, const void *p, size_t n) {
-    const char *c = p;
-    while (n) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) return false;
-        c += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
-/* false at EOF or on an error before n bytes */
-static bool read_all(int fd, void *p, size_t n) {
-    char *c = p;
-    while (n) {
-        ssize_t r = read(fd, c, n);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return false;
-        c += r;
-        n -= (size_t)r;
-    }
-    return true;
-}
-
 static void send_record(int fd, uint32_t kind, const void *data, uint64_t len) {
     char head[12];
     memcpy(head, &kind, 4);
     memcpy(head + 4, &len, 8);
-    if (write_all(fd, head, sizeof head)) write_all(fd, data, (size_t)len);
+    if (p2n_write_all(fd, head, sizeof head)) p2n_write_all(fd, data, (size_t)len);
 }
 
 static void child_fatal(const char *reason) {
@@ -175,12 +151,12 @@ bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFi
     uint32_t kind = 0;
     uint64_t len = 0;
     char *data = NULL;
-    bool got = read_all(fds[0], head, sizeof head);
+    bool got = p2n_read_all(fds[0], head, sizeof head);
     if (got) {
         memcpy(&kind, head, 4);
         memcpy(&len, head + 4, 8);
         data = malloc(len + 1);
-        got = data && read_all(fds[0], data, (size_t)len);
+        got = data && p2n_read_all(fds[0], data, (size_t)len);
     }
     close(fds[0]);
     char how[128];
