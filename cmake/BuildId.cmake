@@ -1,8 +1,8 @@
-# Writes build_id.h with a hash of every compiler source file (front end, IR, passes, targets): the build id
+# Writes build_id.h with a hash of every compiler source file (abi, front end, IR, passes, targets): the build id
 # that caches key on changes exactly when the compiler's code changes, committed or not. Run at build time
 # (cmake -P) so it is never stale; the header is rewritten only when the id changes.
 file(GLOB_RECURSE srcs
-     ${SRC}/frontend/*.c ${SRC}/frontend/*.h ${SRC}/ir/*.c ${SRC}/ir/*.h ${SRC}/ir/*.def
+     ${SRC}/abi/*.c ${SRC}/abi/*.h ${SRC}/frontend/*.c ${SRC}/frontend/*.h ${SRC}/ir/*.c ${SRC}/ir/*.h ${SRC}/ir/*.def
      ${SRC}/passes/*.c ${SRC}/passes/*.h ${SRC}/targets/*.c ${SRC}/targets/*.h ${SRC}/targets/*.cpp)
 list(SORT srcs)
 set(all "")
