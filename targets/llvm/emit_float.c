@@ -547,6 +547,40 @@ static LLVMValueRef rt_unary(emit_ctx *E, unsigned slot, LLVMValueRef x) {
     return LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, slot), a1, 1, "");
 }
 
+/* f64 NaN operand made quiet (the quiet bit set, payload and sign kept) */
+static LLVMValueRef f64_quiet(emit_ctx *E, LLVMValueRef v) {
+    LLVMValueRef b = LLVMBuildOr(BLD, LLVMBuildBitCast(BLD, v, E->i64, ""), c64(E, 0x0008000000000000ull), "");
+    return LLVMBuildBitCast(BLD, b, E->f64, "");
+}
+
+/* The NaN an f32/f64 arithmetic result carries on NVIDIA (learned from the H100 recordings nanbits/nan_f32,
+ * nanbits/nan_f64, sweep/{add,sub,mul,fma_mad,div_rcp_sqrt}_{f32,f64}; the PTX ISA leaves NaN payloads open):
+ *  - f32: every NaN result is the canonical 0x7fffffff, whatever the operands (add/sub/mul/fma/mad/div/rcp/sqrt
+ *    and every .approx op); min/max, abs/neg and copysign have their own rules elsewhere.
+ *  - f64: the first NaN operand in the order b, c, a (add/sub/mul/fma/mad) or a, b (div), or the operand
+ *    (sqrt/rcp/rsqrt), with its quiet bit set; an invalid operation (inf-inf, 0*inf, 0/0, sqrt(-x)) gives
+ *    0xfff8000000000000. rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 give 0x7fffffff00000000 (they work on the
+ *    upper word: f32 canonical NaN in the high half).
+ * Done with explicit selects so every target (host, AMDGPU, SPIR-V) gives the same bits. */
+static LLVMValueRef f_nan_result(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef r) {
+    ir_opcode op = (ir_opcode)ins->op;
+    bool arith = op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL || op == IR_OP_FMA || op == IR_OP_MAD ||
+                 op == IR_OP_DIV || op == IR_OP_RCP || op == IR_OP_SQRT || op == IR_OP_RSQRT;
+    if (t == IR_T_F32) {
+        if (!arith && op != IR_OP_SIN && op != IR_OP_COS && op != IR_OP_LG2 && op != IR_OP_EX2 && op != IR_OP_TANH) return r;
+        return sel(E, f_isnan(E, r), LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, ""), r);
+    }
+    if (t != IR_T_F64 || !arith) return r;
+    if (ir_ins_has(ins, IR_M_APPROX) && ir_ins_has(ins, IR_M_FTZ) && (op == IR_OP_RCP || op == IR_OP_RSQRT))
+        return sel(E, f_isnan(E, r), LLVMBuildBitCast(BLD, c64(E, 0x7fffffff00000000ull), E->f64, ""), r);
+    unsigned ord[3], k = 0;
+    if (op == IR_OP_DIV || n == 1) for (unsigned i = 0; i < n; i++) ord[k++] = i;
+    else { ord[k++] = 1; if (n == 3) ord[k++] = 2; ord[k++] = 0; }
+    LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
+    for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), f64_quiet(E, x[ord[i]]), v);
+    return sel(E, f_isnan(E, r), v, r);
+}
+
 static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef *out);
 
 bool emit_float(emit_ctx *E, const ir_ins *ins) {
@@ -642,8 +676,9 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
     case IR_OP_ABS:
     case IR_OP_NEG: {
         r = ins->op == IR_OP_ABS ? intrin(E, "llvm.fabs", &ft, 1, &x[0], 1) : LLVMBuildFNeg(BLD, x[0], "");
-        /* NaN (NVIDIA): f32 gives the canonical 0x7fffffff; f64 returns the operand unchanged */
-        LLVMValueRef nv = t == IR_T_F64 ? x[0] : LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "");
+        /* NaN (NVIDIA): f32 gives the canonical 0x7fffffff; f64 returns the operand quieted, sign kept (H100
+         * recordings nanbits/nan_f64, sweep/minmax_absneg_f64) */
+        LLVMValueRef nv = t == IR_T_F64 ? f64_quiet(E, x[0]) : LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "");
         r = sel(E, f_isnan(E, x[0]), nv, r);
         break;
     }
@@ -690,6 +725,7 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
         r = sel(E, tiny, z, r);
     }
     if (ftz || (approx && ir_ins_has(ins, IR_M_FTZ))) r = f_ftz_in(E, r);
+    r = f_nan_result(E, ins, t, x, n, r);
     *out = r;
     return true;
 }
