@@ -568,7 +568,11 @@ static LLVMValueRef f_nan_result(emit_ctx *E, const ir_ins *ins, ir_type t, LLVM
                  op == IR_OP_DIV || op == IR_OP_RCP || op == IR_OP_SQRT || op == IR_OP_RSQRT;
     if (t == IR_T_F32) {
         if (!arith && op != IR_OP_SIN && op != IR_OP_COS && op != IR_OP_LG2 && op != IR_OP_EX2 && op != IR_OP_TANH) return r;
-        return sel(E, f_isnan(E, r), LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, ""), r);
+        /* tested on the bits: a floating-point compare of the result lets LLVM fold isnan(sqrt(x)) into a test
+         * of x that lost the NaN-input case (seen on nanbits/nan_f32's sqrt.rn) */
+        LLVMValueRef mag = LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, r, E->i32, ""), c32(E, 0x7fffffff), "");
+        LLVMValueRef nan = LLVMBuildICmp(BLD, LLVMIntUGT, mag, c32(E, 0x7f800000), "");
+        return sel(E, nan, LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, ""), r);
     }
     if (t != IR_T_F64 || !arith) return r;
     if (ir_ins_has(ins, IR_M_APPROX) && ir_ins_has(ins, IR_M_FTZ) && (op == IR_OP_RCP || op == IR_OP_RSQRT))
