@@ -649,6 +649,11 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
     bool approx = ir_ins_has(ins, IR_M_APPROX), full = ir_ins_has(ins, IR_M_FULL);
     for (unsigned i = 0; i < n; i++)
         if (ftz || (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ))) x[i] = f_ftz_in(E, x[i]);
+    if (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ) && (ins->op == IR_OP_RCP || ins->op == IR_OP_RSQRT)) {
+        /* rcp/rsqrt.approx.ftz.f64 read only the upper 32 bits of the operand (PTX ISA: "the lower 32 bits of the
+         * mantissa are ignored"); H100 (nanbits/nan_f64): 0x7ff0000000000001 -> rcp 0 */
+        x[0] = LLVMBuildBitCast(BLD, LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, x[0], E->i64, ""), c64(E, 0xffffffff00000000ull), ""), E->f64, "");
+    }
     LLVMValueRef r;
     LLVMTypeRef ft = ty_of(E, t);
     switch ((ir_opcode)ins->op) {
@@ -707,7 +712,19 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
         if (t != IR_T_F32) return false;
         unsigned slot = ins->op == IR_OP_SIN ? RT_SINF : ins->op == IR_OP_COS ? RT_COSF : ins->op == IR_OP_LG2 ? RT_LOG2F
                       : ins->op == IR_OP_EX2 ? RT_EXP2F : RT_TANHF;
-        r = rt_unary(E, slot, x[0]);
+        LLVMValueRef a = x[0];
+        if (ins->op == IR_OP_SIN || ins->op == IR_OP_COS) {
+            /* NVIDIA reduces the argument as t = x * (1/2pi) rounded to f32 and takes sin/cos(2pi * frac(t)):
+             * for |x| large enough that t is an integer the result is sin 0 / cos 0 (H100 recording
+             * sweep/approx_transcendental: sin.approx(FLT_MAX) = 0, and errors of |x| * 2^-24 for |x| ~ 2^10). The
+             * PTX ISA bounds the absolute error by 2^-20.5 in [-pi, pi] only; this keeps that bound. */
+            LLVMValueRef t = LLVMBuildFMul(BLD, a, LLVMConstReal(E->f32, 0.15915494309189535), "");
+            LLVMValueRef ti = intrin(E, "llvm.roundeven", &E->f32, 1, &t, 1);
+            LLVMValueRef fr = LLVMBuildFSub(BLD, t, ti, "");
+            a = LLVMBuildFPTrunc(BLD, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, fr, E->f64, ""),
+                                 LLVMConstReal(E->f64, 6.283185307179586), ""), E->f32, "");
+        }
+        r = rt_unary(E, slot, a);
         break;
     }
     default: return false;
