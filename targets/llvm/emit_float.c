@@ -463,7 +463,26 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     case IR_OP_FMA:
     case IR_OP_MAD: {
         LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, f[0], E->f64, ""), LLVMBuildFPExt(BLD, f[1], E->f64, ""), "");
-        LLVMValueRef s = LLVMBuildFAdd(BLD, p, LLVMBuildFPExt(BLD, f[2], E->f64, ""), "");
+        LLVMValueRef c = LLVMBuildFPExt(BLD, f[2], E->f64, "");
+        LLVMValueRef s = LLVMBuildFAdd(BLD, p, c, "");
+        {
+            /* p is exact (two 11-bit significands), but p + c may round in f64 and then again to 16 bits: a sum
+             * just below a 16-bit midpoint would round up (bf16round/fma_tie_double_rounding,
+             * bf16_specials_all_modifiers on the H100: 3 * 1.0078125 - tiny -> 0x4041). Round the f64 sum to odd
+             * (the exact error from TwoSum decides the sticky ulp), which makes the second rounding correct. */
+            LLVMValueRef bp = LLVMBuildFSub(BLD, s, c, ""), bc = LLVMBuildFSub(BLD, s, bp, "");
+            LLVMValueRef err = LLVMBuildFAdd(BLD, LLVMBuildFSub(BLD, p, bp, ""), LLVMBuildFSub(BLD, c, bc, ""), "");
+            LLVMValueRef sb = LLVMBuildBitCast(BLD, s, E->i64, "");
+            LLVMValueRef inexact = LLVMBuildAnd(BLD, LLVMBuildFCmp(BLD, LLVMRealONE, err, LLVMConstReal(E->f64, 0.0), ""),
+                                                is_finite(E, s), "");
+            LLVMValueRef even = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, sb, c64(E, 1), ""), c64(E, 0), "");
+            /* towards err: magnitude up when err has the sign of s, down otherwise */
+            LLVMValueRef sneg = LLVMBuildICmp(BLD, LLVMIntSLT, sb, c64(E, 0), "");
+            LLVMValueRef eneg = LLVMBuildFCmp(BLD, LLVMRealOLT, err, LLVMConstReal(E->f64, 0.0), "");
+            LLVMValueRef up = LLVMBuildICmp(BLD, LLVMIntEQ, sneg, eneg, "");
+            LLVMValueRef adj = LLVMBuildBitCast(BLD, sel(E, up, LLVMBuildAdd(BLD, sb, c64(E, 1), ""), LLVMBuildSub(BLD, sb, c64(E, 1), "")), E->f64, "");
+            s = sel(E, LLVMBuildAnd(BLD, inexact, even, ""), adj, s);
+        }
         if (sat) s = f_sat(E, s);
         LLVMValueRef h = double_to_half(E, s, bf, mode);
         /* .relu: any result with the sign bit set (negative or -0) becomes +0; NaN is canonical 0x7fff */
