@@ -740,8 +740,10 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
             LLVMValueRef t = LLVMBuildFMul(BLD, a, LLVMConstReal(E->f32, 0.15915494309189535), "");
             LLVMValueRef ti = intrin(E, "llvm.roundeven", &E->f32, 1, &t, 1);
             LLVMValueRef fr = LLVMBuildFSub(BLD, t, ti, "");
-            a = LLVMBuildFPTrunc(BLD, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, fr, E->f64, ""),
-                                 LLVMConstReal(E->f64, 6.283185307179586), ""), E->f32, "");
+            LLVMValueRef red = LLVMBuildFPTrunc(BLD, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, fr, E->f64, ""),
+                                                LLVMConstReal(E->f64, 6.283185307179586), ""), E->f32, "");
+            /* +-0 stays itself (sin(-0) = -0: approx/sin_approx_ftz_f32_specials) */
+            a = sel(E, LLVMBuildFCmp(BLD, LLVMRealOEQ, a, LLVMConstReal(E->f32, 0.0), ""), a, red);
         }
         r = rt_unary(E, slot, a);
         break;
