@@ -141,16 +141,21 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
     if (ins->nops != 2) return false;
     if (is_int(dt) && is_int(st)) {
         LLVMValueRef v = rd(E, &o[1], st);
-        unsigned sw = tbits(st), dw = tbits(dt), ww = (sw > dw ? sw : dw) + 1;
+        /* in the wider of the two widths (no (w+1)-bit integers: SPIR-V has no odd widths), compares in the
+         * source's signedness against the destination's bounds where they are representable */
+        unsigned sw = tbits(st), dw = tbits(dt), ww = sw > dw ? sw : dw;
+        bool ss = t_signed(st);
         LLVMTypeRef wt = LLVMIntTypeInContext(E->C, ww);
-        LLVMValueRef x = resize(E, v, wt, t_signed(st));
+        LLVMValueRef x = resize(E, v, wt, ss);
         if (sat) {
             int64_t lo = t_signed(dt) ? -(int64_t)(1ull << (dw - 1)) : 0;
             uint64_t hi = t_signed(dt) ? (1ull << (dw - 1)) - 1 : (dw == 64 ? ~0ull : (1ull << dw) - 1);
+            uint64_t smax = ww == 64 ? 0x7fffffffffffffffull : (1ull << (ww - 1)) - 1;
             LLVMValueRef clo = LLVMConstInt(wt, (uint64_t)lo, 1), chi = LLVMConstInt(wt, hi, 0);
-            if (dw == 64 && !t_signed(dt)) chi = LLVMBuildZExt(BLD, LLVMConstAllOnes(E->i64), wt, "");
-            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, x, clo, ""), clo, x);
-            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, x, chi, ""), chi, x);
+            if (ss) /* below: signed compare (lo fits ww); above: only when hi is a signed ww-bit value */
+                x = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, x, clo, ""), clo, x);
+            if (ss && hi <= smax) x = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, x, chi, ""), chi, x);
+            if (!ss) x = sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, x, chi, ""), chi, x); /* unsigned source: never < lo */
         }
         wr(E, &o[0], dt, LLVMBuildTrunc(BLD, x, ty_of(E, dt), ""));
         return true;
