@@ -141,16 +141,21 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
     if (ins->nops != 2) return false;
     if (is_int(dt) && is_int(st)) {
         LLVMValueRef v = rd(E, &o[1], st);
-        unsigned sw = tbits(st), dw = tbits(dt), ww = (sw > dw ? sw : dw) + 1;
+        /* in the wider of the two widths (no (w+1)-bit integers: SPIR-V has no odd widths), compares in the
+         * source's signedness against the destination's bounds where they are representable */
+        unsigned sw = tbits(st), dw = tbits(dt), ww = sw > dw ? sw : dw;
+        bool ss = t_signed(st);
         LLVMTypeRef wt = LLVMIntTypeInContext(E->C, ww);
-        LLVMValueRef x = resize(E, v, wt, t_signed(st));
+        LLVMValueRef x = resize(E, v, wt, ss);
         if (sat) {
             int64_t lo = t_signed(dt) ? -(int64_t)(1ull << (dw - 1)) : 0;
             uint64_t hi = t_signed(dt) ? (1ull << (dw - 1)) - 1 : (dw == 64 ? ~0ull : (1ull << dw) - 1);
+            uint64_t smax = ww == 64 ? 0x7fffffffffffffffull : (1ull << (ww - 1)) - 1;
             LLVMValueRef clo = LLVMConstInt(wt, (uint64_t)lo, 1), chi = LLVMConstInt(wt, hi, 0);
-            if (dw == 64 && !t_signed(dt)) chi = LLVMBuildZExt(BLD, LLVMConstAllOnes(E->i64), wt, "");
-            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, x, clo, ""), clo, x);
-            x = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, x, chi, ""), chi, x);
+            if (ss) /* below: signed compare (lo fits ww); above: only when hi is a signed ww-bit value */
+                x = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, x, clo, ""), clo, x);
+            if (ss && hi <= smax) x = sel(E, LLVMBuildICmp(BLD, LLVMIntSGT, x, chi, ""), chi, x);
+            if (!ss) x = sel(E, LLVMBuildICmp(BLD, LLVMIntUGT, x, chi, ""), chi, x); /* unsigned source: never < lo */
         }
         wr(E, &o[0], dt, LLVMBuildTrunc(BLD, x, ty_of(E, dt), ""));
         return true;
@@ -168,6 +173,7 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         if (mode == IR_M_NONE) mode = IR_M_RN;
         if (is_half(dt)) {
             LLVMValueRef d = int_to_float(E, x, s, E->f64, IR_M_RN);
+            if (sat) d = f_sat(E, d); /* .sat clamps to [0, 1] (PTX ISA cvt; H100: cvt.rn.sat.f16.u8 2 -> 1.0) */
             LLVMValueRef h = double_to_half(E, d, dt == IR_T_BF16, mode);
             wr(E, &o[0], dt, h);
             return true;
@@ -199,8 +205,15 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
             r = sel(E, ovf, LLVMBuildOr(BLD, sg, LLVMBuildSub(BLD, rm, c32(E, 0x2000), ""), ""), r);
             finite = LLVMBuildOr(BLD, finite, ovf, "");
         }
-        /* NVIDIA: inf and NaN pass through unchanged (NaN keeps its sign and payload) */
-        r = sel(E, finite, r, b);
+        /* NVIDIA (H100 recording tf32/cvt_tf32_all_modes): inf passes through; a NaN becomes the canonical
+         * 0x7fffe000 for .rn/.rz, while .rna only clears the 13 low bits (0x7f800001 -> 0x7f800000, sign kept) */
+        LLVMValueRef isnan = LLVMBuildICmp(BLD, LLVMIntUGT, mag, c32(E, 0x7f800000), "");
+        LLVMValueRef nanv = (mode == IR_M_RN || mode == IR_M_RZ) ? c32(E, 0x7fffe000) : LLVMBuildAnd(BLD, b, c32(E, 0xffffe000), "");
+        r = sel(E, finite, r, sel(E, isnan, nanv, b));
+        if (relu) { /* .relu: every negative result (-0, -subnormal, -inf included) is +0; NaN stays canonical */
+            LLVMValueRef neg = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntSLT, b, c32(E, 0), ""), LLVMBuildNot(BLD, isnan, ""), "");
+            r = sel(E, neg, c32(E, 0), r);
+        }
         wr(E, &o[0], IR_T_B32, r);
         return true;
     }
@@ -215,8 +228,25 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         } else if (st == IR_T_F64) {
             if (sat) v = f_sat(E, v);
             h = double_to_half(E, v, bf, mode);
+            /* f64 NaN -> sign, the payload's top bits (truncated) and the quiet bit: 0x7ff8... -> 0x7e00 / 0x7fc0,
+             * 0x7ff7ff... -> 0x7fff, 0xfff0...01 -> 0xfe00; unlike f32 -> f16/bf16, which always give 0x7fff
+             * (H100 recordings sweep/cvt_float_from_f64, nanbits/nan_f64) */
+            LLVMValueRef b = LLVMBuildBitCast(BLD, v, E->i64, "");
+            LLVMValueRef nan = LLVMBuildICmp(BLD, LLVMIntUGT, LLVMBuildAnd(BLD, b, c64(E, 0x7fffffffffffffffull), ""),
+                                             c64(E, 0x7ff0000000000000ull), "");
+            unsigned tm = bf ? 7 : 10;
+            LLVMValueRef sg = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, b, c64(E, 48), ""), c64(E, 0x8000), "");
+            LLVMValueRef pl = LLVMBuildAnd(BLD, LLVMBuildLShr(BLD, b, c64(E, 52 - tm), ""), c64(E, (1u << tm) - 1), "");
+            LLVMValueRef nb = LLVMBuildOr(BLD, LLVMBuildOr(BLD, sg, pl, ""), c64(E, bf ? 0x7fc0 : 0x7e00), "");
+            h = sel(E, nan, LLVMBuildTrunc(BLD, nb, E->i16, ""), h);
         } else if (is_half(st)) {
             LLVMValueRef f = as_float(E, st, v);
+            if (mode == IR_M_RNI || mode == IR_M_RZI || mode == IR_M_RMI || mode == IR_M_RPI) {
+                /* round to an integer in f32 (exact for every f16/bf16, subnormals included: H100 gives
+                 * cvt.rpi.f16.f16 0x0001 -> 1.0), then the exact conversion back */
+                f = f_round_int(E, f, mode);
+                mode = IR_M_RN;
+            }
             if (sat) f = f_sat(E, f);
             h = float_to_half(E, f, bf, mode, relu, satfinite);
         } else return false;
@@ -245,6 +275,21 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
     }
     if (sat) r = f_sat(E, r);
     if (ftz && ft == E->f32) r = f_ftz_in(E, r);
+    /* NaN (H100 recordings sweep/cvt_float_from_{f16,bf16,f32}, nanbits/nan_f16, nanbits/nan_bf16): an f32 result
+     * converted from f16, or from bf16/f32 with .ftz or an integer rounding, is the canonical 0x7fffffff
+     * (.sat gives +0 instead); cvt.ftz.f64.f32 gives that NaN widened (0x7fffffffe0000000). Plain bf16->f32 and
+     * f32<->f64 conversions keep the payload (quieted). */
+    bool irnd = mode == IR_M_RNI || mode == IR_M_RZI || mode == IR_M_RMI || mode == IR_M_RPI;
+    bool canon = !sat && (ft == E->f32 ? st == IR_T_F16 || ((st == IR_T_BF16 || st == IR_T_F32) && (ftz || irnd))
+                                       : st == IR_T_F32 && ftz);
+    if (canon) {
+        LLVMValueRef cn = ft == E->f32 ? LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "")
+                                       : LLVMBuildBitCast(BLD, c64(E, 0x7fffffffe0000000ull), E->f64, "");
+        LLVMValueRef vb = LLVMBuildBitCast(BLD, LLVMBuildFPExt(BLD, f, E->f64, ""), E->i64, "");
+        LLVMValueRef nan = LLVMBuildICmp(BLD, LLVMIntUGT, LLVMBuildAnd(BLD, vb, c64(E, 0x7fffffffffffffffull), ""),
+                                         c64(E, 0x7ff0000000000000ull), "");
+        r = sel(E, nan, cn, r);
+    }
     wr(E, &o[0], dt, r);
     return true;
 }

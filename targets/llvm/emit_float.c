@@ -463,7 +463,26 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     case IR_OP_FMA:
     case IR_OP_MAD: {
         LLVMValueRef p = LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, f[0], E->f64, ""), LLVMBuildFPExt(BLD, f[1], E->f64, ""), "");
-        LLVMValueRef s = LLVMBuildFAdd(BLD, p, LLVMBuildFPExt(BLD, f[2], E->f64, ""), "");
+        LLVMValueRef c = LLVMBuildFPExt(BLD, f[2], E->f64, "");
+        LLVMValueRef s = LLVMBuildFAdd(BLD, p, c, "");
+        {
+            /* p is exact (two 11-bit significands), but p + c may round in f64 and then again to 16 bits: a sum
+             * just below a 16-bit midpoint would round up (bf16round/fma_tie_double_rounding,
+             * bf16_specials_all_modifiers on the H100: 3 * 1.0078125 - tiny -> 0x4041). Round the f64 sum to odd
+             * (the exact error from TwoSum decides the sticky ulp), which makes the second rounding correct. */
+            LLVMValueRef bp = LLVMBuildFSub(BLD, s, c, ""), bc = LLVMBuildFSub(BLD, s, bp, "");
+            LLVMValueRef err = LLVMBuildFAdd(BLD, LLVMBuildFSub(BLD, p, bp, ""), LLVMBuildFSub(BLD, c, bc, ""), "");
+            LLVMValueRef sb = LLVMBuildBitCast(BLD, s, E->i64, "");
+            LLVMValueRef inexact = LLVMBuildAnd(BLD, LLVMBuildFCmp(BLD, LLVMRealONE, err, LLVMConstReal(E->f64, 0.0), ""),
+                                                is_finite(E, s), "");
+            LLVMValueRef even = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildAnd(BLD, sb, c64(E, 1), ""), c64(E, 0), "");
+            /* towards err: magnitude up when err has the sign of s, down otherwise */
+            LLVMValueRef sneg = LLVMBuildICmp(BLD, LLVMIntSLT, sb, c64(E, 0), "");
+            LLVMValueRef eneg = LLVMBuildFCmp(BLD, LLVMRealOLT, err, LLVMConstReal(E->f64, 0.0), "");
+            LLVMValueRef up = LLVMBuildICmp(BLD, LLVMIntEQ, sneg, eneg, "");
+            LLVMValueRef adj = LLVMBuildBitCast(BLD, sel(E, up, LLVMBuildAdd(BLD, sb, c64(E, 1), ""), LLVMBuildSub(BLD, sb, c64(E, 1), "")), E->f64, "");
+            s = sel(E, LLVMBuildAnd(BLD, inexact, even, ""), adj, s);
+        }
         if (sat) s = f_sat(E, s);
         LLVMValueRef h = double_to_half(E, s, bf, mode);
         /* .relu: any result with the sign bit set (negative or -0) becomes +0; NaN is canonical 0x7fff */
@@ -547,6 +566,44 @@ static LLVMValueRef rt_unary(emit_ctx *E, unsigned slot, LLVMValueRef x) {
     return LLVMBuildCall2(BLD, LLVMFunctionType(E->f32, &E->f32, 1, 0), rt_fn(E, slot), a1, 1, "");
 }
 
+/* f64 NaN operand made quiet (the quiet bit set, payload and sign kept) */
+static LLVMValueRef f64_quiet(emit_ctx *E, LLVMValueRef v) {
+    LLVMValueRef b = LLVMBuildOr(BLD, LLVMBuildBitCast(BLD, v, E->i64, ""), c64(E, 0x0008000000000000ull), "");
+    return LLVMBuildBitCast(BLD, b, E->f64, "");
+}
+
+/* The NaN an f32/f64 arithmetic result carries on NVIDIA (learned from the H100 recordings nanbits/nan_f32,
+ * nanbits/nan_f64, sweep/{add,sub,mul,fma_mad,div_rcp_sqrt}_{f32,f64}; the PTX ISA leaves NaN payloads open):
+ *  - f32: every NaN result is the canonical 0x7fffffff, whatever the operands (add/sub/mul/fma/mad/div/rcp/sqrt
+ *    and every .approx op); min/max, abs/neg and copysign have their own rules elsewhere.
+ *  - f64: the first NaN operand in the order b, c, a (add/sub/mul/fma/mad) or a, b (div), or the operand
+ *    (sqrt/rcp/rsqrt), with its quiet bit set; an invalid operation (inf-inf, 0*inf, 0/0, sqrt(-x)) gives
+ *    0xfff8000000000000. rcp.approx.ftz.f64 and rsqrt.approx.ftz.f64 give 0x7fffffff00000000 (they work on the
+ *    upper word: f32 canonical NaN in the high half).
+ * Done with explicit selects so every target (host, AMDGPU, SPIR-V) gives the same bits. */
+static LLVMValueRef f_nan_result(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef r) {
+    ir_opcode op = (ir_opcode)ins->op;
+    bool arith = op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL || op == IR_OP_FMA || op == IR_OP_MAD ||
+                 op == IR_OP_DIV || op == IR_OP_RCP || op == IR_OP_SQRT || op == IR_OP_RSQRT;
+    if (t == IR_T_F32) {
+        if (!arith && op != IR_OP_SIN && op != IR_OP_COS && op != IR_OP_LG2 && op != IR_OP_EX2 && op != IR_OP_TANH) return r;
+        /* tested on the bits: a floating-point compare of the result lets LLVM fold isnan(sqrt(x)) into a test
+         * of x that lost the NaN-input case (seen on nanbits/nan_f32's sqrt.rn) */
+        LLVMValueRef mag = LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, r, E->i32, ""), c32(E, 0x7fffffff), "");
+        LLVMValueRef nan = LLVMBuildICmp(BLD, LLVMIntUGT, mag, c32(E, 0x7f800000), "");
+        return sel(E, nan, LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, ""), r);
+    }
+    if (t != IR_T_F64 || !arith) return r;
+    if (ir_ins_has(ins, IR_M_APPROX) && ir_ins_has(ins, IR_M_FTZ) && (op == IR_OP_RCP || op == IR_OP_RSQRT))
+        return sel(E, f_isnan(E, r), LLVMBuildBitCast(BLD, c64(E, 0x7fffffff00000000ull), E->f64, ""), r);
+    unsigned ord[3], k = 0;
+    if (op == IR_OP_DIV || n == 1) for (unsigned i = 0; i < n; i++) ord[k++] = i;
+    else { ord[k++] = 1; if (n == 3) ord[k++] = 2; ord[k++] = 0; }
+    LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
+    for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), f64_quiet(E, x[ord[i]]), v);
+    return sel(E, f_isnan(E, r), v, r);
+}
+
 static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef *out);
 
 bool emit_float(emit_ctx *E, const ir_ins *ins) {
@@ -611,6 +668,11 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
     bool approx = ir_ins_has(ins, IR_M_APPROX), full = ir_ins_has(ins, IR_M_FULL);
     for (unsigned i = 0; i < n; i++)
         if (ftz || (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ))) x[i] = f_ftz_in(E, x[i]);
+    if (approx && t == IR_T_F64 && ir_ins_has(ins, IR_M_FTZ) && (ins->op == IR_OP_RCP || ins->op == IR_OP_RSQRT)) {
+        /* rcp/rsqrt.approx.ftz.f64 read only the upper 32 bits of the operand (PTX ISA: "the lower 32 bits of the
+         * mantissa are ignored"); H100 (nanbits/nan_f64): 0x7ff0000000000001 -> rcp 0 */
+        x[0] = LLVMBuildBitCast(BLD, LLVMBuildAnd(BLD, LLVMBuildBitCast(BLD, x[0], E->i64, ""), c64(E, 0xffffffff00000000ull), ""), E->f64, "");
+    }
     LLVMValueRef r;
     LLVMTypeRef ft = ty_of(E, t);
     switch ((ir_opcode)ins->op) {
@@ -642,8 +704,9 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
     case IR_OP_ABS:
     case IR_OP_NEG: {
         r = ins->op == IR_OP_ABS ? intrin(E, "llvm.fabs", &ft, 1, &x[0], 1) : LLVMBuildFNeg(BLD, x[0], "");
-        /* NaN (NVIDIA): f32 gives the canonical 0x7fffffff; f64 returns the operand unchanged */
-        LLVMValueRef nv = t == IR_T_F64 ? x[0] : LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "");
+        /* NaN (NVIDIA): f32 gives the canonical 0x7fffffff; f64 returns the operand quieted, sign kept (H100
+         * recordings nanbits/nan_f64, sweep/minmax_absneg_f64) */
+        LLVMValueRef nv = t == IR_T_F64 ? f64_quiet(E, x[0]) : LLVMBuildBitCast(BLD, c32(E, 0x7fffffff), E->f32, "");
         r = sel(E, f_isnan(E, x[0]), nv, r);
         break;
     }
@@ -668,7 +731,21 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
         if (t != IR_T_F32) return false;
         unsigned slot = ins->op == IR_OP_SIN ? RT_SINF : ins->op == IR_OP_COS ? RT_COSF : ins->op == IR_OP_LG2 ? RT_LOG2F
                       : ins->op == IR_OP_EX2 ? RT_EXP2F : RT_TANHF;
-        r = rt_unary(E, slot, x[0]);
+        LLVMValueRef a = x[0];
+        if (ins->op == IR_OP_SIN || ins->op == IR_OP_COS) {
+            /* NVIDIA reduces the argument as t = x * (1/2pi) rounded to f32 and takes sin/cos(2pi * frac(t)):
+             * for |x| large enough that t is an integer the result is sin 0 / cos 0 (H100 recording
+             * sweep/approx_transcendental: sin.approx(FLT_MAX) = 0, and errors of |x| * 2^-24 for |x| ~ 2^10). The
+             * PTX ISA bounds the absolute error by 2^-20.5 in [-pi, pi] only; this keeps that bound. */
+            LLVMValueRef t = LLVMBuildFMul(BLD, a, LLVMConstReal(E->f32, 0.15915494309189535), "");
+            LLVMValueRef ti = intrin(E, "llvm.roundeven", &E->f32, 1, &t, 1);
+            LLVMValueRef fr = LLVMBuildFSub(BLD, t, ti, "");
+            LLVMValueRef red = LLVMBuildFPTrunc(BLD, LLVMBuildFMul(BLD, LLVMBuildFPExt(BLD, fr, E->f64, ""),
+                                                LLVMConstReal(E->f64, 6.283185307179586), ""), E->f32, "");
+            /* +-0 stays itself (sin(-0) = -0: approx/sin_approx_ftz_f32_specials) */
+            a = sel(E, LLVMBuildFCmp(BLD, LLVMRealOEQ, a, LLVMConstReal(E->f32, 0.0), ""), a, red);
+        }
+        r = rt_unary(E, slot, a);
         break;
     }
     default: return false;
@@ -690,6 +767,7 @@ static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, 
         r = sel(E, tiny, z, r);
     }
     if (ftz || (approx && ir_ins_has(ins, IR_M_FTZ))) r = f_ftz_in(E, r);
+    r = f_nan_result(E, ins, t, x, n, r);
     *out = r;
     return true;
 }

@@ -27,15 +27,20 @@ static LLVMValueRef add_carry(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMV
     if (cout) LLVMBuildStore(BLD, c, cc_slot(E));
     return r;
 }
+/* CC.CF is one flag shared by every producer and consumer. NVIDIA keeps the *carry* of a + ~b + 1 there for
+ * sub.cc/subc.cc (1 when there is no borrow), and subc computes a + ~b + CF = a - b - !CF. So sub.cc then subc
+ * chains as a multi-word subtraction, but a subtraction's flag read by addc/madc is the inverted borrow and an
+ * add's carry read by subc borrows when it is 0. Learned from the H100 recordings (conformance cases
+ * carry/sub_cc_u32, carry/add_cc_u32: sub.cc 0,0 then addc 0,0 gives 1; add.cc 0,0 then subc 0,0 gives -1). */
 static LLVMValueRef sub_borrow(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef cf, bool cout) {
     LLVMValueRef r = LLVMBuildSub(BLD, a, b, "");
     LLVMValueRef c = LLVMBuildICmp(BLD, LLVMIntULT, a, b, "");
     if (cf) {
-        LLVMValueRef x = LLVMBuildZExt(BLD, cf, LLVMTypeOf(a), "");
+        LLVMValueRef x = LLVMBuildZExt(BLD, LLVMBuildNot(BLD, cf, ""), LLVMTypeOf(a), ""); /* borrow in = !CF */
         c = LLVMBuildOr(BLD, c, LLVMBuildICmp(BLD, LLVMIntULT, r, x, ""), "");
         r = LLVMBuildSub(BLD, r, x, "");
     }
-    if (cout) LLVMBuildStore(BLD, c, cc_slot(E));
+    if (cout) LLVMBuildStore(BLD, LLVMBuildNot(BLD, c, ""), cc_slot(E)); /* CF = !borrow out */
     return r;
 }
 

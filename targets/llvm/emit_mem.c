@@ -151,7 +151,19 @@ bool emit_mem(emit_ctx *E, const ir_ins *ins) {
             r = LLVMBuildNot(BLD, LLVMBuildOr(BLD, in_sh, LLVMBuildOr(BLD, in_const, in_local, ""), ""), "");
         else if (sp == IR_S_CONST) r = in_const;
         else if (sp == IR_S_LOCAL) r = in_local;
-        else r = ci(E->i1, 0);
+        else if (sp == IR_S_PARAM && E->f->is_entry && E->kparams) {
+            /* .param: inside the kernel's parameter block (the generic address of a kernel parameter, cvta.param;
+             * PTX ISA 8.x "isspacep": kernel parameters have generic addresses from sm_70). Such an address is
+             * also in the global window (isspacep.global true above), as on the H100 recording of
+             * mem/isspacep_param. Device functions' parameters have no generic address here: false. */
+            uint64_t end = 0;
+            for (uint32_t i = 0; i < E->f->sig.nparam; i++) {
+                uint32_t v = E->f->sig.param[i];
+                if (E->var_off[v] + E->var_size[v] > end) end = E->var_off[v] + E->var_size[v];
+            }
+            LLVMValueRef lo = LLVMBuildPtrToInt(BLD, E->kparams, E->i64, "");
+            r = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildSub(BLD, a, lo, ""), c64(E, end ? end : 1), "");
+        } else r = ci(E->i1, 0);
         wr(E, &o[0], IR_T_PRED, r);
         return true;
     }

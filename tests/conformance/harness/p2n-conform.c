@@ -237,13 +237,15 @@ static int et_size(int et)
     }
 }
 
-enum { CMP_EXACT, CMP_EXACT_NAN, CMP_ULP, CMP_ABS };
+enum { CMP_EXACT, CMP_EXACT_NAN, CMP_ULP, CMP_ABS, CMP_REL, CMP_ABSREL };
 
 typedef struct {
     char name[NAME_LEN];
     size_t size;
     unsigned char *init;
 } Buffer;
+
+#define MAX_RANGES 64
 
 typedef struct {
     int buf; /* buffer index, or -1 for an array output (output-array) */
@@ -253,6 +255,13 @@ typedef struct {
     uint64_t ulp;
     double eps;
 } Output;
+
+/* `compare BUF OFF LEN CMP`: bytes [OFF, OFF+LEN) of output BUF compared with CMP instead of the output's own */
+typedef struct {
+    int out; /* index into outs */
+    size_t off, len;
+    Output o;
+} Range;
 
 typedef struct {
     bool is_ptr;
@@ -308,6 +317,8 @@ typedef struct {
     int nobjs;
     Output outs[MAX_OUTS];
     int nouts;
+    Range ranges[MAX_RANGES];
+    int nranges;
     Launch launches[MAX_LAUNCHES];
     int nlaunches;
     int timeout;
@@ -882,6 +893,8 @@ static size_t out_size(const Case *c, const Output *o)
     return o->arr >= 0 ? array_bytes(&c->arrays[o->arr]) : c->bufs[o->buf].size;
 }
 
+static int parse_cmp(Case *c, Output *o, const char *cmp, size_t size);
+
 /* output BUF [CMP] and output-array ARR [CMP] */
 static int parse_output(Case *c, char **tok, int ntok)
 {
@@ -901,13 +914,32 @@ static int parse_output(Case *c, char **tok, int ntok)
         if (o->buf < 0)
             return perr("output: unknown buffer '%s'", tok[1]);
     }
+    int r = parse_cmp(c, o, ntok == 3 ? tok[2] : NULL, out_size(c, o));
+    if (r)
+        return r;
+    c->nouts++;
+    return 0;
+}
+
+/* EPS of abs:/rel:, a number or 2^X (X may be fractional: the PTX ISA's bounds, e.g. 2^-22.9) */
+static double parse_eps(const char *b)
+{
+    if (b[0] == '2' && b[1] == '^')
+        return pow(2.0, strtod(b + 2, NULL));
+    return strtod(b, NULL);
+}
+
+/* CMP of `output` and `compare`; NULL or "exact": byte for byte. size: bytes compared */
+static int parse_cmp(Case *c, Output *o, const char *cmp, size_t size)
+{
+    (void)c;
     o->cmp = CMP_EXACT;
-    if (ntok == 3 && strcmp(tok[2], "exact") != 0) {
+    if (cmp && strcmp(cmp, "exact") != 0) {
         char spec[128];
-        snprintf(spec, sizeof spec, "%s", tok[2]);
+        snprintf(spec, sizeof spec, "%s", cmp);
         char *a = strtok(spec, ":"), *b = strtok(NULL, ":"), *t = strtok(NULL, ":");
         if (!a)
-            return perr("bad compare '%s'", tok[2]);
+            return perr("bad compare '%s'", cmp);
         if (!strcmp(a, "exact-nan")) {
             o->cmp = CMP_EXACT_NAN;
             t = b;
@@ -916,23 +948,50 @@ static int parse_output(Case *c, char **tok, int ntok)
             if (!b)
                 return perr("ulp:N:TYPE");
             o->ulp = strtoull(b, NULL, 0);
-        } else if (!strcmp(a, "abs")) {
-            o->cmp = CMP_ABS;
+        } else if (!strcmp(a, "abs") || !strcmp(a, "rel") || !strcmp(a, "absrel")) {
+            o->cmp = !strcmp(a, "abs") ? CMP_ABS : !strcmp(a, "rel") ? CMP_REL : CMP_ABSREL;
             if (!b)
-                return perr("abs:EPS:TYPE");
-            o->eps = strtod(b, NULL);
+                return perr("%s:EPS:TYPE", a);
+            o->eps = parse_eps(b);
         } else {
             return perr("unknown compare '%s'", a);
         }
         if (!t)
-            return perr("compare '%s' needs a float type", tok[2]);
+            return perr("compare '%s' needs a float type", cmp);
         o->et = type_lookup(t, NULL);
         if (!et_is_float(o->et))
             return perr("compare type must be f16/bf16/f32/f64");
-        if (out_size(c, o) % (size_t)et_size(o->et))
+        if (size % (size_t)et_size(o->et))
             return perr("buffer size not a multiple of the compare element");
     }
-    c->nouts++;
+    return 0;
+}
+
+/* compare BUF OFF LEN CMP (after `output BUF`) */
+static int parse_compare(Case *c, char **tok, int ntok)
+{
+    if (ntok != 5)
+        return perr("compare BUFFER OFFSET LENGTH CMP");
+    if (c->nranges >= MAX_RANGES)
+        return perr("too many compare lines");
+    int b = find_buf(c, tok[1]), out = -1;
+    for (int i = 0; i < c->nouts; i++)
+        if (c->outs[i].buf == b && b >= 0) out = i;
+    if (out < 0)
+        return perr("compare: '%s' is not an output buffer (declare `output %s` first)", tok[1], tok[1]);
+    Range *g = &c->ranges[c->nranges];
+    memset(g, 0, sizeof *g);
+    g->out = out;
+    g->off = (size_t)strtoull(tok[2], NULL, 0);
+    g->len = (size_t)strtoull(tok[3], NULL, 0);
+    if (g->off + g->len > c->bufs[b].size || g->off + g->len < g->off)
+        return perr("compare: range outside buffer '%s'", tok[1]);
+    g->o.buf = b;
+    g->o.arr = -1;
+    int r = parse_cmp(c, &g->o, tok[4], g->len);
+    if (r)
+        return r;
+    c->nranges++;
     return 0;
 }
 
@@ -1071,6 +1130,8 @@ static Case *parse_case(const char *path)
             r = parse_buffer(c, tok, ntok);
         } else if (!strcmp(k, "output") || !strcmp(k, "output-array")) {
             r = parse_output(c, tok, ntok);
+        } else if (!strcmp(k, "compare")) {
+            r = parse_compare(c, tok, ntok);
         } else if (!strcmp(k, "array")) {
             r = parse_array(c, tok, ntok);
         } else if (!strcmp(k, "texture")) {
@@ -1627,6 +1688,11 @@ static bool compare_buf(const Output *o, const char *name, const unsigned char *
         if (e == g) ok = true;
         else if (is_nan_bits(o->et, e) || is_nan_bits(o->et, g)) ok = is_nan_bits(o->et, e) && is_nan_bits(o->et, g);
         else if (o->cmp == CMP_EXACT_NAN) ok = false;
+        else if (o->cmp == CMP_REL || o->cmp == CMP_ABSREL) {
+            double de = to_double(o->et, e), dg = to_double(o->et, g);
+            if (isinf(de) || isinf(dg)) ok = de == dg;
+            else ok = fabs(de - dg) <= o->eps * fabs(de) || (o->cmp == CMP_ABSREL && fabs(de - dg) <= o->eps);
+        }
         else if (o->cmp == CMP_ULP) {
             int64_t d = ordered(o->et, e) - ordered(o->et, g);
             uint64_t ad = d < 0 ? (uint64_t)(-d) : (uint64_t)d;
@@ -1652,6 +1718,35 @@ static bool compare_buf(const Output *o, const char *name, const unsigned char *
         return false;
     }
     return true;
+}
+
+/* Output o of case c: its `compare` ranges with their own CMP, the rest with the output's CMP. */
+static bool compare_out(const Case *c, int o, const char *name, const unsigned char *exp, const unsigned char *got,
+                        size_t n, char *reason, size_t rn)
+{
+    unsigned char *tmp = NULL;
+    for (int i = 0; i < c->nranges; i++) {
+        const Range *g = &c->ranges[i];
+        if (g->out != o || g->off + g->len > n)
+            continue;
+        if (!compare_buf(&g->o, name, exp + g->off, got + g->off, g->len, reason, rn)) {
+            char r2[512];
+            snprintf(r2, sizeof r2, "compare range 0x%zx+0x%zx: %s", g->off, g->len, reason);
+            snprintf(reason, rn, "%s", r2);
+            free(tmp);
+            return false;
+        }
+        if (!tmp) {
+            tmp = malloc(n ? n : 1);
+            if (!tmp)
+                exit(2);
+            memcpy(tmp, exp, n);
+        }
+        memcpy(tmp + g->off, got + g->off, g->len); /* checked: the rest compares without it */
+    }
+    bool ok = compare_buf(&c->outs[o], name, tmp ? tmp : exp, got, n, reason, rn);
+    free(tmp);
+    return ok;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1892,7 +1987,7 @@ static void finish_job(Job *j, int status)
                         pass = false;
                         snprintf(reason, sizeof reason, "buffer %s size differs", bn);
                     } else {
-                        pass = compare_buf(&c->outs[o], bn, e.data[ei], g.data[gi], e.size[ei], reason, sizeof reason);
+                        pass = compare_out(c, o, bn, e.data[ei], g.data[gi], e.size[ei], reason, sizeof reason);
                     }
                 }
                 if (pass && (e.outlen != g.outlen || memcmp(e.out, g.out, e.outlen) != 0)) {
