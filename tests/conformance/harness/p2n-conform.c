@@ -64,11 +64,9 @@ static char *xstrdup(const char *s)
     return p;
 }
 
-static char *read_file(const char *path, size_t *len)
+/* The whole stream (a file or a pipe), NUL-terminated; NULL when out of memory. The caller closes it. */
+static char *read_stream(FILE *f, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
     size_t cap = 4096, n = 0;
     char *buf = xmalloc(cap);
     for (;;) {
@@ -77,7 +75,6 @@ static char *read_file(const char *path, size_t *len)
             char *nb = realloc(buf, cap);
             if (!nb) {
                 free(buf);
-                fclose(f);
                 return NULL;
             }
             buf = nb;
@@ -87,10 +84,19 @@ static char *read_file(const char *path, size_t *len)
         if (r < 4096)
             break;
     }
-    fclose(f);
     buf[n] = 0;
     if (len)
         *len = n;
+    return buf;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *buf = read_stream(f, len);
+    fclose(f);
     return buf;
 }
 
@@ -109,27 +115,11 @@ static char *read_expected(const char *path, size_t *len)
     FILE *f = popen(cmd, "r");
     if (!f)
         return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = xmalloc(cap);
-    size_t r;
-    while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += r;
-        if (n + 1 == cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                pclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-    }
-    if (pclose(f) != 0) {
+    char *buf = read_stream(f, len);
+    if (pclose(f) != 0) { /* gzip failed: a damaged .gz is no expected result */
         free(buf);
         return NULL;
     }
-    buf[n] = 0;
-    *len = n;
     return buf;
 }
 
