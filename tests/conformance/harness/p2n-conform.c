@@ -1720,8 +1720,8 @@ static bool compare_out(const Case *c, int o, const char *name, const unsigned c
         if (g->out != o || g->off + g->len > n)
             continue;
         if (!compare_buf(&g->o, name, exp + g->off, got + g->off, g->len, reason, rn)) {
-            char r2[512];
-            snprintf(r2, sizeof r2, "compare range 0x%zx+0x%zx: %s", g->off, g->len, reason);
+            char r2[1000]; /* the prefix + the reason cut to 900 bytes: fits every reason buffer (1024) */
+            snprintf(r2, sizeof r2, "compare range 0x%zx+0x%zx: %.900s", g->off, g->len, reason);
             snprintf(reason, rn, "%s", r2);
             free(tmp);
             return false;
