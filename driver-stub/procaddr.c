@@ -7,11 +7,16 @@
  * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM picks the _ptds/_ptsz symbol where there is one. Unknown
  * name → CUDA_SUCCESS, *pfn = NULL, status SYMBOL_NOT_FOUND; known name, version too old → CUDA_SUCCESS,
  * *pfn = NULL, status VERSION_NOT_SUFFICIENT (what NVIDIA's driver answers). Only implemented functions are
- * listed, so an application never receives a pointer to something that does not work.
+ * listed here. A cuda.h function that is not implemented is refused by name: the lookup hands out its stub
+ * from refused_table.c (status SUCCESS, at any version), which returns the documented error and says on stderr
+ * which function was called and why it is refused (refused.h; the reasons are driver-stub/api-status.txt).
+ * docs/driver-api.md, generated from this table and api-status.txt, lists every cuda.h function's status.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "refused.h"
 
 typedef struct proc_entry {
     const char *name;
@@ -259,6 +264,16 @@ static const proc_entry table[] = {
     E("cuEventDestroy", 4000, cuEventDestroy_v2),
 };
 
+static int refused_cmp(const void *key, const void *entry)
+{
+    return strcmp((const char *)key, ((const p2n_refused_entry *)entry)->name);
+}
+
+static const p2n_refused_entry *refused_lookup(const char *symbol)
+{
+    return bsearch(symbol, p2n_refused_table, p2n_refused_count, sizeof p2n_refused_table[0], refused_cmp);
+}
+
 static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status)
 {
@@ -273,6 +288,15 @@ static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64
         known = 1;
         if (table[i].version <= cudaVersion && (!best || table[i].version > best->version))
             best = &table[i];
+    }
+    if (!best && !known) {
+        const p2n_refused_entry *r = refused_lookup(symbol);
+        if (r) {
+            *pfn = r->fn;
+            if (status)
+                *status = CU_GET_PROC_ADDRESS_SUCCESS;
+            return CUDA_SUCCESS;
+        }
     }
     if (!best) {
         if (status)
