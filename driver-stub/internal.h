@@ -136,7 +136,8 @@ P2N_DRV_HIDDEN CUresult p2n_drv_limit_set(CUlimit limit, size_t value);
 P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 
 /* mem.c: allocation table */
-enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3 };
+/* REGISTERED: the application's own memory, page-locked by cuMemHostRegister (never freed by the driver) */
+enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3, P2N_ALLOC_REGISTERED = 4 };
 typedef struct p2n_alloc {
     uint64_t base;
     size_t size;
