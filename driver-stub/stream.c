@@ -243,6 +243,26 @@ static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx)
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
 CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
 
+/* CUDA 12.5's ABI: a stream of a green context would answer in *pGreenCtx; there are none, so it is NULL */
+static CUresult stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (!pCtx && !pGreenCtx)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c = NULL;
+    CUresult r = stream_get_ctx(hStream, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (pCtx)
+        *pCtx = c;
+    if (pGreenCtx)
+        *pGreenCtx = NULL;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{ return stream_get_ctx_v2(hStream, pCtx, pGreenCtx); }
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{ return stream_get_ctx_v2(hStream, pCtx, pGreenCtx); }
+
 static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
 {
     p2n_ctx *c;

@@ -181,6 +181,19 @@ static void test_register(CUcontext ctx)
     OK(cuMemFree(d));
 }
 
+/* CUDA 12.5's cuStreamGetCtx_v2: the stream's context, and no green context */
+static void test_stream_ctx(CUcontext ctx)
+{
+    CUstream s;
+    MUST(cuStreamCreate(&s, 0));
+    CUcontext c = NULL;
+    CUgreenCtx g = (CUgreenCtx)1;
+    OK(cuStreamGetCtx_v2(s, &c, &g));
+    TRUE(c == ctx && g == NULL);
+    EXPECT(cuStreamGetCtx_v2(s, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+    OK(cuStreamDestroy(s));
+}
+
 static void test_shared_config(void)
 {
     CUsharedconfig cfg = (CUsharedconfig)-1;
@@ -362,6 +375,7 @@ int main(int argc, char **argv)
     test_pitch();
     test_register(ctx);
     test_shared_config();
+    test_stream_ctx(ctx);
 
     if (argc > 1) {
         char path[4096];
