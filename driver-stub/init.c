@@ -481,6 +481,28 @@ CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     return CUDA_SUCCESS;
 }
 
+/* the inverse of cuDeviceGetPCIBusId: "[domain:]bus:device.function", hexadecimal */
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dev || !pciBusId)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned domain = 0, bus, device, function;
+    int used = 0;
+    if (!(sscanf(pciBusId, "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &used) == 4 && !pciBusId[used])) {
+        domain = 0;
+        used = 0;
+        if (!(sscanf(pciBusId, "%x:%x.%x%n", &bus, &device, &function, &used) == 3 && !pciBusId[used]))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (domain != 0 || bus != 0 || function != 0 || device >= (unsigned)p2n_drv.device_count)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = (CUdevice)device;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
 {
     CUresult r = p2n_drv_check_device(dev);

@@ -386,6 +386,41 @@ CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice d
     return cuFuncSetCacheConfig((CUfunction)kernel, config);
 }
 
+/* cuKernel* twins of cuFunc* (CUkernel = CUfunction here; CUlibrary = CUmodule) */
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    return cuFuncGetParamInfo((CUfunction)kernel, paramIndex, paramOffset, paramSize);
+}
+
+CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    return cuFuncGetModule((CUmodule *)pLib, (CUfunction)kernel);
+}
+
+/* a function is loaded when its handle exists (modules load all their kernels at once) */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!state)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(function, &f);
+    if (r == CUDA_SUCCESS)
+        *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    return r;
+}
+
+CUresult cuFuncLoad(CUfunction function)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    return get_func(function, &f);
+}
+
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
     CUresult r = p2n_drv_check_init();

@@ -589,6 +589,90 @@ CUresult cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N
 CUresult cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 { return do_memset(dstDevice, ui, 4, N, NULL); }
 
+/* ---- 2D memsets (cudaMemset2D): Height rows of Width elements, dstPitch bytes apart ---- */
+
+static CUresult do_memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned esize, size_t width,
+                             size_t height, CUstream s)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (width == 0 || height == 0)
+        return CUDA_SUCCESS;
+    if (height == 1)   /* the pitch is unused for one row (CUDA's documentation) */
+        return do_memset(dst, value, esize, width, s);
+    size_t row, span;
+    if (__builtin_mul_overflow(width, (size_t)esize, &row) || pitch < row || pitch % esize != 0 ||
+        __builtin_mul_overflow(pitch, height - 1, &span) || __builtin_add_overflow(span, row, &span))
+        return CUDA_ERROR_INVALID_VALUE;
+    /* the whole region first: a bad one must change nothing */
+    if (dst % esize != 0 || !dev_range_ok(dst, span))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t y = 0; y < height && r == CUDA_SUCCESS; y++)
+        r = do_memset(dst + y * pitch, value, esize, width, s);
+    return r;
+}
+
+CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL); }
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL); }
+CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, NULL); }
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, NULL); }
+CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL); }
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL); }
+CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height,
+                           CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream); }
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+                                size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream); }
+CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height,
+                            CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream); }
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+                                 size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream); }
+CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height,
+                            CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream); }
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+                                 size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream); }
+
+/* ---- peer copies: every context is on one device here, so a peer copy is a device-to-device copy once both
+ * contexts are checked ---- */
+
+static CUresult do_peer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
+                        CUstream s, int sync)
+{
+    p2n_ctx *dc, *sc;
+    CUresult r = p2n_drv_get_ctx_nosticky(dst_ctx, &dc);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_get_ctx_nosticky(src_ctx, &sc);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return do_dtod(dst, src, n, s, sync);
+}
+
+CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                      size_t ByteCount)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1); }
+CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                           size_t ByteCount)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1); }
+CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                           size_t ByteCount, CUstream hStream)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0); }
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0); }
+
 /* ---- pointer attributes ---- */
 
 static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)

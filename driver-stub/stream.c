@@ -243,6 +243,20 @@ static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx)
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
 CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
 
+static CUresult stream_get_device(CUstream hStream, CUdevice *device)
+{
+    CUcontext c = NULL;
+    CUresult r = stream_get_ctx(hStream, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    *device = ((p2n_ctx *)c)->device;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
+CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
+
 /* CUDA 12.5's ABI: a stream of a green context would answer in *pGreenCtx; there are none, so it is NULL */
 static CUresult stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 {

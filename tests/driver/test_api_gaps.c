@@ -87,6 +87,80 @@ static void test_pitch(void)
     EXPECT(cuMemAllocPitch(&d, &pitch, SIZE_MAX / 2, 4, 4), CUDA_ERROR_OUT_OF_MEMORY);
 }
 
+/* cudaMemset2D's driver side on a pitched allocation: rows set, row padding and neighbours untouched */
+static void test_memset_2d(void)
+{
+    CUdeviceptr d = 0;
+    size_t pitch = 0;
+    const size_t w = 40, h = 6;   /* 40 bytes = 20 shorts = 10 ints a row */
+    MUST(cuMemAllocPitch(&d, &pitch, w, h, 4));
+    unsigned char img[6 * 512];
+    TRUE(pitch * h <= sizeof img);
+    OK(cuMemsetD8(d, 0xab, pitch * h));
+    OK(cuMemsetD2D8(d + pitch, pitch, 0x11, w, 2));           /* rows 1-2 */
+    OK(cuMemsetD2D16(d + 3 * pitch, pitch, 0x2233, w / 2, 1)); /* row 3 */
+    OK(cuMemsetD2D32Async(d + 4 * pitch, pitch, 0x44556677u, w / 4, 2, NULL));
+    OK(cuCtxSynchronize());
+    OK(cuMemcpyDtoH(img, d, pitch * h));
+    int ok = 1;
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < pitch; x++) {
+            unsigned char want = 0xab;
+            if (x < w && (y == 1 || y == 2))
+                want = 0x11;
+            else if (x < w && y == 3)
+                want = x % 2 ? 0x22 : 0x33;
+            else if (x < w && y >= 4)
+                want = (unsigned char)(0x44556677u >> (8 * (x % 4)));
+            ok &= img[y * pitch + x] == want;
+        }
+    TRUE(ok);
+    EXPECT(cuMemsetD2D8(d, w - 1, 0, w, 2), CUDA_ERROR_INVALID_VALUE);          /* pitch < row */
+    EXPECT(cuMemsetD2D16(d + 1, pitch, 0, 2, 2), CUDA_ERROR_INVALID_VALUE);     /* misaligned */
+    EXPECT(cuMemsetD2D32(d, pitch, 0, w / 4, h + 1), CUDA_ERROR_INVALID_VALUE); /* past the end: nothing set */
+    unsigned char first = 0;
+    OK(cuMemcpyDtoH(&first, d, 1));
+    TRUE(first == 0xab);
+    OK(cuMemsetD2D8(d, pitch, 0, 0, h));   /* empty */
+    OK(cuMemFree(d));
+}
+
+static void test_peer_and_ids(CUcontext ctx)
+{
+    CUdeviceptr a, b;
+    MUST(cuMemAlloc(&a, 256));
+    MUST(cuMemAlloc(&b, 256));
+    OK(cuMemsetD8(a, 7, 256));
+    OK(cuMemcpyPeer(b, ctx, a, ctx, 256));
+    unsigned char v[256];
+    OK(cuMemcpyDtoH(v, b, 256));
+    TRUE(v[0] == 7 && v[255] == 7);
+    OK(cuMemcpyPeerAsync(b, ctx, a, ctx, 16, NULL));
+    EXPECT(cuMemcpyPeer(b, ctx, a, ctx, 257), CUDA_ERROR_INVALID_VALUE);
+    TRUE(cuMemcpyPeer(b, (CUcontext)&v, a, ctx, 16) != CUDA_SUCCESS);   /* not a context */
+    OK(cuMemFree(a));
+    OK(cuMemFree(b));
+
+    char bus[32];
+    CUdevice dev = -1;
+    OK(cuDeviceGetPCIBusId(bus, sizeof bus, 0));
+    OK(cuDeviceGetByPCIBusId(&dev, bus));
+    TRUE(dev == 0);
+    dev = -1;
+    OK(cuDeviceGetByPCIBusId(&dev, bus + 5));   /* without the domain */
+    TRUE(dev == 0);
+    EXPECT(cuDeviceGetByPCIBusId(&dev, "not a bus id"), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuDeviceGetByPCIBusId(&dev, "0000:7f:00.0"), CUDA_ERROR_INVALID_DEVICE);
+    EXPECT(cuDeviceGetByPCIBusId(NULL, bus), CUDA_ERROR_INVALID_VALUE);
+
+    CUstream s;
+    MUST(cuStreamCreate(&s, 0));
+    dev = -1;
+    OK(cuStreamGetDevice(s, &dev));
+    TRUE(dev == 0);
+    OK(cuStreamDestroy(s));
+}
+
 static void test_register(CUcontext ctx)
 {
     const size_t n = 1 << 16;
@@ -320,6 +394,19 @@ static void test_function_config(const char *dir, CUfunction f)
     free(ptx);
     MUST(cuLibraryGetKernel(&k, lib, "reduce_sum"));
     OK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 0));
+    size_t off = 99, size = 99;
+    OK(cuKernelGetParamInfo(k, 0, &off, &size));
+    TRUE(off == 0 && size == 8);
+    OK(cuKernelGetParamInfo(k, 2, &off, &size));
+    TRUE(off == 16 && size == 4);
+    EXPECT(cuKernelGetParamInfo(k, 3, &off, &size), CUDA_ERROR_INVALID_VALUE);
+    CUlibrary owner = NULL;
+    OK(cuKernelGetLibrary(&owner, k));
+    TRUE(owner == lib);
+    CUfunctionLoadingState ls = CU_FUNCTION_LOADING_STATE_UNLOADED;
+    OK(cuFuncIsLoaded(&ls, f));
+    TRUE(ls == CU_FUNCTION_LOADING_STATE_LOADED);
+    OK(cuFuncLoad(f));
     EXPECT(cuKernelSetCacheConfig(k, (CUfunc_cache)9, 0), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 99), CUDA_ERROR_INVALID_DEVICE);
     OK(cuLibraryUnload(lib));
@@ -376,6 +463,8 @@ int main(int argc, char **argv)
     test_register(ctx);
     test_shared_config();
     test_stream_ctx(ctx);
+    test_memset_2d();
+    test_peer_and_ids(ctx);
 
     if (argc > 1) {
         char path[4096];
