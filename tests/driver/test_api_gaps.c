@@ -419,7 +419,7 @@ static void test_register_kernel(CUfunction vecadd)
         printf("host registration not supported by this backend: no kernel on registered memory\n");
         return;
     }
-    enum { N = 1000 };
+    enum { N = 1024 };   /* N * sizeof(float) a multiple of the alignment, as aligned_alloc requires */
     float *a = aligned_alloc(64, N * sizeof(float)), *b = aligned_alloc(64, N * sizeof(float)), c[N];
     if (!a || !b)
         exit(1);
