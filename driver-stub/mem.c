@@ -5,8 +5,9 @@
  * module.c, not freeable). Copies check that each device-side range lies inside one entry, so a bad pointer
  * gives CUDA_ERROR_INVALID_VALUE instead of a crash; cuMemFree accepts only the base of a device
  * allocation. On backends with host_access (CPU) the bytes are moved with memcpy/memset. cuMemHostRegister
- * enters the application's own memory (P2N_ALLOC_REGISTERED) on those backends only: there a host pointer is a
- * device pointer; elsewhere the device could not reach it, and registering says CUDA_ERROR_NOT_SUPPORTED.
+ * enters the application's own memory (P2N_ALLOC_REGISTERED) where kernels read any host memory (the CPU
+ * backend; OpenCL with fine-grained system SVM): there a host pointer is a device pointer; elsewhere the device
+ * could not reach it, and registering says CUDA_ERROR_NOT_SUPPORTED.
  *
  * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
  * ordinary call plus a stream-handle check.
@@ -309,7 +310,7 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
     uint64_t base = (uint64_t)(uintptr_t)p;
     if (!p || bytesize == 0 || (Flags & ~known) || base + bytesize < base)
         return CUDA_ERROR_INVALID_VALUE;
-    if (!p2n_drv.dev.host_access)   /* CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED is 0 there */
+    if (!p2n_drv.dev.reads_host_memory)   /* CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED is 0 there */
         return CUDA_ERROR_NOT_SUPPORTED;
     if (!alloc_add_exclusive(base, bytesize, P2N_ALLOC_REGISTERED, c, Flags))
         return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;

@@ -5,7 +5,8 @@
     into its ABI symbol by cuda.h's own version macros (#define cuMemAlloc cuMemAlloc_v2); the declarations of
     the __CUDA_API_VERSION_INTERNAL block are the older ABIs of the same names (cuMemAlloc, cuCtxCreate_v3).
     cuGetProcAddress is asked for an API by its name without the _vN suffix (cudart: cuCtxGetDevice@13000 ->
-    cuCtxGetDevice_v2), so that name is the row key.
+    cuCtxGetDevice_v2), so that name is the row key. The driver headers next to cuda.h (cudaProfiler.h,
+    cudaGL.h, cudaEGL.h, cudaVDPAU.h) are read the same way: cudart asks for their functions too.
   * driver-stub/procaddr.c: the table cuGetProcAddress answers from, {name, version, symbol[, ptds symbol]}.
     A name there is implemented.
   * driver-stub/api-status.txt (hand-kept): `name partial: what is missing`, `name refused: why`, or
@@ -206,6 +207,10 @@ def classify(apis, proc, status, status_path):
             kind = 'partial' if notes else 'implemented'
             if older:   # e.g. the 32-bit-CUdeviceptr ABIs of CUDA < 3.2: no current program asks for them
                 notes.append('older ABI not provided: ' + ', '.join(older))
+            since = {}
+            for ver, sym, _ in proc[name]:
+                since[sym] = min(ver, since.get(sym, ver))
+            a = dict(a, since=since)
             rows.append((name, a, abis, kind, '; '.join(notes), None))
         elif name in status:
             kind, err, why, _ = status[name]
@@ -233,12 +238,14 @@ def render_md(rows, cuda_h):
            '',
            'One row per API name as `cuGetProcAddress` is asked for it (the name without its `_vN` suffix); '
            '**ABIs** are the',
-           'symbols cuda.h declares for it, oldest first (`+ptds`/`+ptsz`: also a per-thread-default-stream symbol).',
+           'symbols cuda.h declares for it, oldest first, each implemented one with the first CUDA version whose',
+           '`cuGetProcAddress` request gets it (`@3020` = CUDA 3.2); `+ptds`/`+ptsz`: also a per-thread-default-stream',
+           'symbol.',
            '',
            '* **implemented**: in `cuGetProcAddress`\'s table and exported, with CUDA\'s documented semantics.',
            '* **partial**: implemented, with the limits named.',
-           '* **refused**: `cuGetProcAddress` returns a stub (status FOUND) that returns the error named and prints once',
-           '  per process on stderr: `libcuda (ptx2native): cuFoo is not supported (<why>)`.',
+           '* **refused**: `cuGetProcAddress` returns a stub (status `CU_GET_PROC_ADDRESS_SUCCESS`) that returns the error',
+           '  named and prints once per process on stderr: `libcuda (ptx2native): cuFoo is not supported (<why>)`.',
            '',
            '%d API names: %d implemented, %d partial, %d refused.' % (len(rows), counts['implemented'],
                                                                     counts['partial'], counts['refused']),
@@ -248,7 +255,8 @@ def render_md(rows, cuda_h):
         if a['section'] != section:
             section = a['section']
             out += ['', '## %s' % section[1], '', '| API | ABIs | status | notes |', '|---|---|---|---|']
-        abi_text = ', '.join('`%s`' % s for s in abis)
+        since = a.get('since', {})
+        abi_text = ', '.join('`%s`' % s + (' @%d' % since[s] if s in since else '') for s in abis)
         api_text = '`%s`' % name
         other = sorted(w for w in a['written'] if api_name(w) != name)
         if other:   # a version macro renames it: cuGraphInstantiate is cuGraphInstantiateWithFlags
