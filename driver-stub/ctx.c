@@ -375,6 +375,13 @@ CUresult cuCtxSetCacheConfig(CUfunc_cache config)
     return p2n_drv_get_ctx_nosticky(NULL, &c);
 }
 
+/* no access-policy window persists anything (MAX_PERSISTING_L2_CACHE_SIZE is 0): nothing to reset */
+CUresult cuCtxResetPersistingL2Cache(void)
+{
+    p2n_ctx *c;
+    return p2n_drv_get_ctx_nosticky(NULL, &c);
+}
+
 /* shared memory bank width: fixed at four bytes since Maxwell; setting it is accepted and changes nothing, as
  * CUDA documents for devices without a configurable bank size */
 CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)

@@ -85,6 +85,7 @@ static const proc_entry table[] = {
     E("cuCtxGetCacheConfig", 3020, cuCtxGetCacheConfig),
     E("cuCtxSetCacheConfig", 3020, cuCtxSetCacheConfig),
     E("cuCtxGetStreamPriorityRange", 5050, cuCtxGetStreamPriorityRange),
+    E("cuCtxResetPersistingL2Cache", 11000, cuCtxResetPersistingL2Cache),
     E("cuCtxGetSharedMemConfig", 4020, cuCtxGetSharedMemConfig),
     E("cuCtxSetSharedMemConfig", 4020, cuCtxSetSharedMemConfig),
     /* modules and libraries */
@@ -285,6 +286,9 @@ static const proc_entry table[] = {
     P("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
     P("cuStreamGetCtx", 12050, cuStreamGetCtx_v2, cuStreamGetCtx_v2_ptsz),
     P("cuStreamGetDevice", 12080, cuStreamGetDevice, cuStreamGetDevice_ptsz),
+    P("cuStreamGetAttribute", 11000, cuStreamGetAttribute, cuStreamGetAttribute_ptsz),
+    P("cuStreamSetAttribute", 11000, cuStreamSetAttribute, cuStreamSetAttribute_ptsz),
+    P("cuStreamCopyAttributes", 11000, cuStreamCopyAttributes, cuStreamCopyAttributes_ptsz),
     P("cuStreamAddCallback", 5000, cuStreamAddCallback, cuStreamAddCallback_ptsz),
     E("cuEventCreate", 2000, cuEventCreate),
     P("cuEventRecord", 2000, cuEventRecord, cuEventRecord_ptsz),

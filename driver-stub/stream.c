@@ -8,6 +8,7 @@
  * streams is program order, which is one of the orders CUDA allows.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -256,6 +257,141 @@ static CUresult stream_get_device(CUstream hStream, CUdevice *device)
 }
 CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
+
+/* ---- stream attributes: hints (work runs in submission order, to completion), stored and returned ---- */
+
+static p2n_stream_attrs null_stream_attrs;   /* the NULL, legacy and per-thread streams' (one device) */
+static int null_stream_priority;
+
+/* the attributes and priority of a stream of the current context; obj_lock guards both */
+static CUresult stream_attrs(CUstream hStream, p2n_stream_attrs **attrs, int **priority)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
+        *attrs = &null_stream_attrs;
+        *priority = &null_stream_priority;
+    } else {
+        *attrs = &((p2n_stream *)hStream)->attrs;
+        *priority = &((p2n_stream *)hStream)->priority;
+    }
+    return CUDA_SUCCESS;
+}
+
+static int stream_attr_id_valid(CUstreamAttrID id)
+{
+    return id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW || id == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY ||
+           id == CU_LAUNCH_ATTRIBUTE_PRIORITY || id == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP ||
+           id == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN || id == CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING;
+}
+
+static CUresult check_stream_attr(CUstreamAttrID id, const CUstreamAttrValue *v)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+        /* a window no larger than CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE (0 here: no persisting L2, so
+         * only the empty window that programs clamp to it) */
+        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+        int max_window = 0;
+        CUdevice dev;
+        CUresult r = cuCtxGetDevice(&dev);
+        if (r == CUDA_SUCCESS)
+            r = cuDeviceGetAttribute(&max_window, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, dev);
+        if (r != CUDA_SUCCESS)
+            return r;
+        if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+            (unsigned)w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->num_bytes > (size_t)max_window)
+            return CUDA_ERROR_INVALID_VALUE;
+        return CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC
+                   ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        return (unsigned)v->memSyncDomain <= CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE ? CUDA_SUCCESS
+                                                                          : CUDA_ERROR_INVALID_VALUE;
+    default:
+        return CUDA_SUCCESS;
+    }
+}
+
+static CUresult stream_get_attribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    p2n_stream_attrs *a;
+    int *prio;
+    CUresult r = stream_attrs(hStream, &a, &prio);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!value_out || !stream_attr_id_valid(attr))
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(value_out, 0, sizeof *value_out);
+    pthread_mutex_lock(&obj_lock);
+    if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+        value_out->priority = *prio;
+    else if (a->set & (1u << attr))
+        *value_out = a->value[attr];
+    else if (attr == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY)
+        value_out->syncPolicy = CU_SYNC_POLICY_AUTO;
+    else if (attr == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP)
+        value_out->memSyncDomainMap.remote = 1;   /* CUDA's default map: default -> 0, remote -> 1 */
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_set_attribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    p2n_stream_attrs *a;
+    int *prio;
+    CUresult r = stream_attrs(hStream, &a, &prio);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!value || !stream_attr_id_valid(attr))
+        return CUDA_ERROR_INVALID_VALUE;
+    r = check_stream_attr(attr, value);
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&obj_lock);
+    if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+        /* clamped to cuCtxGetStreamPriorityRange's [-5, 0], as cuStreamCreateWithPriority clamps */
+        *prio = value->priority > 0 ? 0 : value->priority < -5 ? -5 : value->priority;
+    } else {
+        a->value[attr] = *value;
+        a->set |= 1u << attr;
+    }
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_copy_attributes(CUstream dst, CUstream src)
+{
+    p2n_stream_attrs *da, *sa;
+    int *dp, *sp;
+    CUresult r = stream_attrs(dst, &da, &dp);
+    if (r == CUDA_SUCCESS)
+        r = stream_attrs(src, &sa, &sp);
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&obj_lock);
+    *da = *sa;
+    *dp = *sp;
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{ return stream_get_attribute(hStream, attr, value_out); }
+CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{ return stream_get_attribute(hStream, attr, value_out); }
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{ return stream_set_attribute(hStream, attr, value); }
+CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{ return stream_set_attribute(hStream, attr, value); }
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) { return stream_copy_attributes(dst, src); }
+CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) { return stream_copy_attributes(dst, src); }
 
 /* CUDA 12.5's ABI: a stream of a green context would answer in *pGreenCtx; there are none, so it is NULL */
 static CUresult stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)

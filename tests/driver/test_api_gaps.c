@@ -268,6 +268,73 @@ static void test_stream_ctx(CUcontext ctx)
     OK(cuStreamDestroy(s));
 }
 
+/* stream attributes are hints here: stored, returned, validated; the window no larger than the device allows */
+static void test_stream_attributes(void)
+{
+    CUstream s, t;
+    MUST(cuStreamCreate(&s, 0));
+    MUST(cuStreamCreate(&t, 0));
+    int max_window = attr(CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE);
+    static char buf[64];
+    CUstreamAttrValue v, got;
+    memset(&v, 0, sizeof v);
+    v.accessPolicyWindow.base_ptr = buf;
+    v.accessPolicyWindow.num_bytes = (size_t)max_window;   /* programs clamp to the maximum, as here */
+    v.accessPolicyWindow.hitRatio = 0.6f;
+    v.accessPolicyWindow.hitProp = CU_ACCESS_PROPERTY_PERSISTING;
+    v.accessPolicyWindow.missProp = CU_ACCESS_PROPERTY_STREAMING;
+    OK(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v));
+    memset(&got, 0xff, sizeof got);
+    OK(cuStreamGetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &got));
+    TRUE(got.accessPolicyWindow.base_ptr == buf && got.accessPolicyWindow.hitRatio == 0.6f &&
+         got.accessPolicyWindow.hitProp == CU_ACCESS_PROPERTY_PERSISTING);
+    v.accessPolicyWindow.num_bytes = (size_t)max_window + 1;
+    EXPECT(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v), CUDA_ERROR_INVALID_VALUE);
+    v.accessPolicyWindow.num_bytes = 0;
+    v.accessPolicyWindow.hitRatio = 2.0f;
+    EXPECT(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v), CUDA_ERROR_INVALID_VALUE);
+
+    OK(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &got));
+    TRUE(got.syncPolicy == CU_SYNC_POLICY_AUTO);   /* never set: the default */
+    memset(&v, 0, sizeof v);
+    v.syncPolicy = CU_SYNC_POLICY_YIELD;
+    OK(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v));
+    v.syncPolicy = (CUsynchronizationPolicy)9;
+    EXPECT(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &v), CUDA_ERROR_INVALID_VALUE);
+    memset(&v, 0, sizeof v);
+    v.priority = -3;
+    OK(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    int prio = 0;
+    OK(cuStreamGetPriority(s, &prio));
+    TRUE(prio == -3);
+    v.priority = -100;   /* clamped to the greatest priority */
+    OK(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_PRIORITY, &v));
+    OK(cuStreamGetAttribute(s, CU_LAUNCH_ATTRIBUTE_PRIORITY, &got));
+    int least = 0, greatest = 0;
+    OK(cuCtxGetStreamPriorityRange(&least, &greatest));
+    TRUE(got.priority == greatest);
+
+    OK(cuStreamCopyAttributes(t, s));
+    OK(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY, &got));
+    TRUE(got.syncPolicy == CU_SYNC_POLICY_YIELD);
+    OK(cuStreamGetAttribute(t, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &got));
+    TRUE(got.accessPolicyWindow.base_ptr == buf);
+
+    /* the NULL stream has attributes too; launch-only attributes are not stream attributes */
+    memset(&v, 0, sizeof v);
+    v.memSyncDomain = CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE;
+    OK(cuStreamSetAttribute(NULL, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, &v));
+    OK(cuStreamGetAttribute(NULL, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, &got));
+    TRUE(got.memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE);
+    v.cooperative = 1;
+    EXPECT(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuStreamGetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuStreamGetAttribute((CUstream)&v, CU_LAUNCH_ATTRIBUTE_PRIORITY, &got), CUDA_ERROR_INVALID_HANDLE);
+    OK(cuCtxResetPersistingL2Cache());
+    OK(cuStreamDestroy(s));
+    OK(cuStreamDestroy(t));
+}
+
 static void test_shared_config(void)
 {
     CUsharedconfig cfg = (CUsharedconfig)-1;
@@ -463,6 +530,7 @@ int main(int argc, char **argv)
     test_register(ctx);
     test_shared_config();
     test_stream_ctx(ctx);
+    test_stream_attributes();
     test_memset_2d();
     test_peer_and_ids(ctx);
 
