@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 275
+#define N 272
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -264,28 +264,25 @@ STUB(249, cuStreamBatchMemOp)
 STUB(250, cuStreamBeginCapture)
 STUB(251, cuStreamBeginCaptureToGraph)
 STUB(252, cuStreamEndCapture)
-STUB(253, cuStreamGetCaptureInfo)
-STUB(254, cuStreamGetGreenCtx)
-STUB(255, cuStreamGetId)
-STUB(256, cuStreamIsCapturing)
-STUB(257, cuStreamUpdateCaptureDependencies)
-STUB(258, cuStreamWaitValue32)
-STUB(259, cuStreamWaitValue64)
-STUB(260, cuStreamWriteValue32)
-STUB(261, cuStreamWriteValue64)
-STUB(262, cuTensorMapEncodeIm2col)
-STUB(263, cuTensorMapEncodeIm2colWide)
-STUB(264, cuTensorMapEncodeTiled)
-STUB(265, cuTensorMapReplaceAddress)
-STUB(266, cuTexRefCreate)
-STUB(267, cuTexRefDestroy)
-STUB(268, cuThreadExchangeStreamCaptureMode)
-STUB(269, cuUserObjectCreate)
-STUB(270, cuUserObjectRelease)
-STUB(271, cuUserObjectRetain)
-STUB(272, cuVDPAUCtxCreate)
-STUB(273, cuVDPAUGetDevice)
-STUB(274, cuWaitExternalSemaphoresAsync)
+STUB(253, cuStreamGetGreenCtx)
+STUB(254, cuStreamGetId)
+STUB(255, cuStreamUpdateCaptureDependencies)
+STUB(256, cuStreamWaitValue32)
+STUB(257, cuStreamWaitValue64)
+STUB(258, cuStreamWriteValue32)
+STUB(259, cuStreamWriteValue64)
+STUB(260, cuTensorMapEncodeIm2col)
+STUB(261, cuTensorMapEncodeIm2colWide)
+STUB(262, cuTensorMapEncodeTiled)
+STUB(263, cuTensorMapReplaceAddress)
+STUB(264, cuTexRefCreate)
+STUB(265, cuTexRefDestroy)
+STUB(266, cuUserObjectCreate)
+STUB(267, cuUserObjectRelease)
+STUB(268, cuUserObjectRetain)
+STUB(269, cuVDPAUCtxCreate)
+STUB(270, cuVDPAUGetDevice)
+STUB(271, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -542,10 +539,8 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuStreamBeginCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCapture},
     {"cuStreamBeginCaptureToGraph", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCaptureToGraph},
     {"cuStreamEndCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamEndCapture},
-    {"cuStreamGetCaptureInfo", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetCaptureInfo},
     {"cuStreamGetGreenCtx", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetGreenCtx},
     {"cuStreamGetId", "not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetId},
-    {"cuStreamIsCapturing", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamIsCapturing},
     {"cuStreamUpdateCaptureDependencies", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamUpdateCaptureDependencies},
     {"cuStreamWaitValue32", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue32},
     {"cuStreamWaitValue64", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue64},
@@ -557,7 +552,6 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuTensorMapReplaceAddress", "tensor maps (TMA descriptors) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTensorMapReplaceAddress},
     {"cuTexRefCreate", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefCreate},
     {"cuTexRefDestroy", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefDestroy},
-    {"cuThreadExchangeStreamCaptureMode", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuThreadExchangeStreamCaptureMode},
     {"cuUserObjectCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectCreate},
     {"cuUserObjectRelease", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRelease},
     {"cuUserObjectRetain", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRetain},

@@ -258,6 +258,93 @@ static CUresult stream_get_device(CUstream hStream, CUdevice *device)
 CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 
+/* ---- stream capture state: cuStreamBeginCapture is refused (CUDA graphs are not implemented), so no stream is
+ * ever capturing; libraries ask before they allocate or synchronise, and must get that answer, not an error ---- */
+
+static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!status)
+        return CUDA_ERROR_INVALID_VALUE;
+    *status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{ return capture_status(hStream, captureStatus); }
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{ return capture_status(hStream, captureStatus); }
+
+/* the three ABIs: the rest of the answer is defined only while capturing; it is zeroed */
+static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
+{
+    CUresult r = capture_status(hStream, status);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (id)
+        *id = 0;
+    if (graph)
+        *graph = NULL;
+    if (deps)
+        *deps = NULL;
+    if (edges)
+        *edges = NULL;
+    if (ndeps)
+        *ndeps = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{ return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{ return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out)
+{ return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out); }
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, size_t *numDependencies_out)
+{ return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out); }
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out)
+{
+    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+
+/* the calling thread's capture-interaction mode (what it may do while another stream captures): kept per thread
+ * and exchanged, as CUDA does; with no capture it restricts nothing */
+static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUstreamCaptureMode old = thread_capture_mode;
+    thread_capture_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}
+
 /* ---- stream attributes: hints (work runs in submission order, to completion), stored and returned ---- */
 
 static p2n_stream_attrs null_stream_attrs;   /* the NULL, legacy and per-thread streams' (one device) */

@@ -335,6 +335,46 @@ static void test_stream_attributes(void)
     OK(cuStreamDestroy(t));
 }
 
+/* capture is refused, so no stream is capturing: the queries libraries make must say so, not fail */
+static void test_capture_queries(void)
+{
+    CUstream s;
+    MUST(cuStreamCreate(&s, 0));
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    OK(cuStreamIsCapturing(s, &st));
+    TRUE(st == CU_STREAM_CAPTURE_STATUS_NONE);
+    st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    OK(cuStreamIsCapturing(NULL, &st));
+    TRUE(st == CU_STREAM_CAPTURE_STATUS_NONE);
+    cuuint64_t id = 7;
+    CUgraph g = (CUgraph)1;
+    const CUgraphNode *deps = (const CUgraphNode *)1;
+    const CUgraphEdgeData *edges = (const CUgraphEdgeData *)1;
+    size_t n = 9;
+    st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    OK(cuStreamGetCaptureInfo(s, &st, &id, &g, &deps, &edges, &n));
+    TRUE(st == CU_STREAM_CAPTURE_STATUS_NONE && g == NULL && n == 0);
+    EXPECT(cuStreamIsCapturing(s, NULL), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuStreamIsCapturing((CUstream)&id, &st), CUDA_ERROR_INVALID_HANDLE);
+    /* the v1 and v2 ABIs cudart asks for at 10010 and 11030 */
+    CUresult (*v1)(CUstream, CUstreamCaptureStatus *, cuuint64_t *) = NULL;
+    OK(cuGetProcAddress("cuStreamGetCaptureInfo", (void **)&v1, 10010, 0, NULL));
+    TRUE(v1 != NULL);
+    if (v1) {
+        st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+        OK(v1(s, &st, &id));
+        TRUE(st == CU_STREAM_CAPTURE_STATUS_NONE);
+    }
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    OK(cuThreadExchangeStreamCaptureMode(&mode));
+    TRUE(mode == CU_STREAM_CAPTURE_MODE_GLOBAL);
+    OK(cuThreadExchangeStreamCaptureMode(&mode));
+    TRUE(mode == CU_STREAM_CAPTURE_MODE_RELAXED);
+    mode = (CUstreamCaptureMode)5;
+    EXPECT(cuThreadExchangeStreamCaptureMode(&mode), CUDA_ERROR_INVALID_VALUE);
+    OK(cuStreamDestroy(s));
+}
+
 static void test_shared_config(void)
 {
     CUsharedconfig cfg = (CUsharedconfig)-1;
@@ -531,6 +571,7 @@ int main(int argc, char **argv)
     test_shared_config();
     test_stream_ctx(ctx);
     test_stream_attributes();
+    test_capture_queries();
     test_memset_2d();
     test_peer_and_ids(ctx);
 
