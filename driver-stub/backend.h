@@ -42,6 +42,8 @@ typedef struct p2n_bk_device_info {
     int warp_size;
     int integrated;                  /* 1: device memory is host memory */
     int host_access;                 /* 1: device pointers are directly dereferenceable host pointers */
+    int reads_host_memory;           /* 1: kernels dereference any host pointer, malloc'ed memory too (what
+                                      * cuMemHostRegister needs: the registered pointer is the device pointer) */
     uint8_t uuid[16];
     /* PTX compiled at load time for this device: what it lacks (p2n_options.device_lacks, P2N_LACKS_*) and
      * whether a kernel it cannot run fails at launch (CUDA_ERROR_NOT_SUPPORTED) instead of the module load

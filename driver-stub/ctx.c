@@ -375,6 +375,36 @@ CUresult cuCtxSetCacheConfig(CUfunc_cache config)
     return p2n_drv_get_ctx_nosticky(NULL, &c);
 }
 
+/* no access-policy window persists anything (MAX_PERSISTING_L2_CACHE_SIZE is 0): nothing to reset */
+CUresult cuCtxResetPersistingL2Cache(void)
+{
+    p2n_ctx *c;
+    return p2n_drv_get_ctx_nosticky(NULL, &c);
+}
+
+/* shared memory bank width: fixed at four bytes since Maxwell; setting it is accepted and changes nothing, as
+ * CUDA documents for devices without a configurable bank size */
+CUresult cuCtxGetSharedMemConfig(CUsharedconfig *pConfig)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pConfig)
+        return CUDA_ERROR_INVALID_VALUE;
+    *pConfig = CU_SHARED_MEM_CONFIG_FOUR_BYTE_BANK_SIZE;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetSharedMemConfig(CUsharedconfig config)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return (unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
 CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
 {
     p2n_ctx *c;

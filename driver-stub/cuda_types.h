@@ -11,4 +11,6 @@
 #define __CUDA_API_VERSION_INTERNAL 1
 #endif
 #include <cuda.h>
+/* the profiler-control functions (cuProfilerStart/Stop) are declared next to cuda.h, not in it */
+#include <cudaProfiler.h>
 #endif

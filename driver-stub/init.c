@@ -377,7 +377,7 @@ static int attribute_value(CUdevice_attribute a, int *known)
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: return 0;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return d->max_shared_per_block_optin;
     case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: return 0;
-    case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return 0;
+    case CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED: return d->reads_host_memory;   /* mem.c: cuMemHostRegister */
     case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES: return 0;
     case CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST: return 0;
     case CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED: return 0;
@@ -391,7 +391,7 @@ static int attribute_value(CUdevice_attribute a, int *known)
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK: return 0;
     case CU_DEVICE_ATTRIBUTE_SPARSE_CUDA_ARRAY_SUPPORTED: return 0;
-    case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: return 0;
+    case CU_DEVICE_ATTRIBUTE_READ_ONLY_HOST_REGISTER_SUPPORTED: return d->reads_host_memory;
     case CU_DEVICE_ATTRIBUTE_TIMELINE_SEMAPHORE_INTEROP_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_SUPPORTED: return 0;
@@ -478,6 +478,28 @@ CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
     if (!pciBusId || len <= 0)
         return CUDA_ERROR_INVALID_VALUE;
     snprintf(pciBusId, (size_t)len, "0000:00:%02x.0", (unsigned)dev);
+    return CUDA_SUCCESS;
+}
+
+/* the inverse of cuDeviceGetPCIBusId: "[domain:]bus:device.function", hexadecimal */
+CUresult cuDeviceGetByPCIBusId(CUdevice *dev, const char *pciBusId)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dev || !pciBusId)
+        return CUDA_ERROR_INVALID_VALUE;
+    unsigned domain = 0, bus, device, function;
+    int used = 0;
+    if (!(sscanf(pciBusId, "%x:%x:%x.%x%n", &domain, &bus, &device, &function, &used) == 4 && !pciBusId[used])) {
+        domain = 0;
+        used = 0;
+        if (!(sscanf(pciBusId, "%x:%x.%x%n", &bus, &device, &function, &used) == 3 && !pciBusId[used]))
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (domain != 0 || bus != 0 || function != 0 || device >= (unsigned)p2n_drv.device_count)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *dev = (CUdevice)device;
     return CUDA_SUCCESS;
 }
 

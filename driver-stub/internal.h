@@ -64,11 +64,20 @@ struct p2n_func {
     int req_cluster[3];             /* CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH set at run time (0: not) */
 };
 
+/* the stream attributes cuStreamSetAttribute stores (CUlaunchAttributeID values valid for streams, other than
+ * the priority, which is `priority`); hints here, kept so that cuStreamGetAttribute returns them */
+enum { P2N_STREAM_ATTR_SLOTS = CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING + 1 };
+typedef struct p2n_stream_attrs {
+    unsigned set;   /* bit per attribute id: stored (else the default) */
+    CUlaunchAttributeValue value[P2N_STREAM_ATTR_SLOTS];
+} p2n_stream_attrs;
+
 typedef struct p2n_stream {
     uint32_t magic;
     p2n_ctx *ctx;
     unsigned flags;
     int priority;
+    p2n_stream_attrs attrs;
 } p2n_stream;
 
 typedef struct p2n_event {
@@ -136,7 +145,8 @@ P2N_DRV_HIDDEN CUresult p2n_drv_limit_set(CUlimit limit, size_t value);
 P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 
 /* mem.c: allocation table */
-enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3 };
+/* REGISTERED: the application's own memory, page-locked by cuMemHostRegister (never freed by the driver) */
+enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3, P2N_ALLOC_REGISTERED = 4 };
 typedef struct p2n_alloc {
     uint64_t base;
     size_t size;

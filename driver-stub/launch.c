@@ -363,6 +363,64 @@ CUresult cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
     return get_func(hfunc, &f);
 }
 
+/* Kepler's 4/8-byte bank switch: devices since Maxwell ignore it and CUDA accepts it (a no-op), as here */
+CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if ((unsigned)config > CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    return get_func(hfunc, &f);
+}
+
+/* cudart 12+ sets a kernel's cache preference here (cudaFuncSetCacheConfig): a hint, like cuFuncSetCacheConfig */
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev)
+{
+    CUresult r = p2n_drv_check_device(dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if ((unsigned)config > CU_FUNC_CACHE_PREFER_EQUAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    return cuFuncSetCacheConfig((CUfunction)kernel, config);
+}
+
+/* cuKernel* twins of cuFunc* (CUkernel = CUfunction here; CUlibrary = CUmodule) */
+CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    return cuFuncGetParamInfo((CUfunction)kernel, paramIndex, paramOffset, paramSize);
+}
+
+CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
+{
+    return cuFuncGetModule((CUmodule *)pLib, (CUfunction)kernel);
+}
+
+/* a function is loaded when its handle exists (modules load all their kernels at once) */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!state)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    r = get_func(function, &f);
+    if (r == CUDA_SUCCESS)
+        *state = CU_FUNCTION_LOADING_STATE_LOADED;
+    return r;
+}
+
+CUresult cuFuncLoad(CUfunction function)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_func *f;
+    return get_func(function, &f);
+}
+
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
     CUresult r = p2n_drv_check_init();
@@ -409,40 +467,177 @@ CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOff
     return CUDA_SUCCESS;
 }
 
-/* ---- occupancy: a CPU "multiprocessor" holds as many blocks as CUDA's limits allow ---- */
+/* ---- occupancy: a "multiprocessor" holds as many blocks as the limits the device attributes report allow
+ * (threads, blocks, registers and shared memory per multiprocessor; cuDeviceGetAttribute), so the numbers agree
+ * with what a program computes from cudaGetDeviceProperties. Block sizes count in whole warps, as CUDA's do. ---- */
 
-static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize)
+typedef struct sm_limits {
+    int threads, blocks, regs, smem, smem_reserved, smem_block_optin, warp, sm_count;
+} sm_limits;
+
+static CUresult current_sm_limits(sm_limits *l)
+{
+    CUdevice dev;
+    CUresult r = cuCtxGetDevice(&dev);
+    if (r != CUDA_SUCCESS)
+        return r;
+    const struct {
+        int *out;
+        CUdevice_attribute a;
+    } q[] = {
+        {&l->threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR},
+        {&l->blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR},
+        {&l->regs, CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR},
+        {&l->smem, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR},
+        {&l->smem_reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK},
+        {&l->smem_block_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN},
+        {&l->warp, CU_DEVICE_ATTRIBUTE_WARP_SIZE},
+        {&l->sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++) {
+        r = cuDeviceGetAttribute(q[i].out, q[i].a, dev);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* blocks of blockSize threads with dyn_smem bytes of dynamic shared memory that fit one multiprocessor; 0 when
+ * one block does not fit (too many threads for the function, too much shared memory) */
+static int blocks_per_sm(const sm_limits *l, p2n_func *f, int blockSize, size_t dyn_smem)
+{
+    int max_threads = 0, regs = 0;
+    func_attribute(&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    func_attribute(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, f);
+    if (blockSize <= 0 || blockSize > max_threads)
+        return 0;
+    int warp = l->warp > 0 ? l->warp : 32;
+    long threads = ((long)blockSize + warp - 1) / warp * warp;
+    long n = l->threads / threads;
+    if (n > l->blocks)
+        n = l->blocks;
+    if (regs > 0 && n > l->regs / (regs * threads))
+        n = l->regs / (regs * threads);
+    size_t smem = dyn_smem + f->info.static_shared_bytes;
+    if (smem > (size_t)l->smem_block_optin)
+        return 0;
+    if (smem > 0) {
+        size_t by_smem = (size_t)l->smem / (smem + (size_t)l->smem_reserved);
+        if ((size_t)n > by_smem)
+            n = (long)by_smem;
+    }
+    return (int)n;
+}
+
+static CUresult occupancy_prologue(CUfunction func, p2n_func **f, sm_limits *l)
 {
     CUresult r = p2n_drv_check_init();
     if (r != CUDA_SUCCESS)
         return r;
-    if (!numBlocks || blockSize <= 0)
-        return CUDA_ERROR_INVALID_VALUE;
-    p2n_func *f;
-    r = get_func(func, &f);
+    r = get_func(func, f);
     if (r != CUDA_SUCCESS)
         return r;
-    int n = 2048 / blockSize;
-    if (n > 32)
-        n = 32;
-    size_t smem = dynamicSMemSize + f->info.static_shared_bytes;
-    if (smem > 0) {
-        size_t by_smem = (size_t)p2n_drv.dev.max_shared_per_sm / smem;
-        if ((size_t)n > by_smem)
-            n = (int)by_smem;
+    return current_sm_limits(l);
+}
+
+static CUresult occupancy(int *numBlocks, CUfunction func, int blockSize, size_t dynamicSMemSize, unsigned flags)
+{
+    if (!numBlocks || blockSize <= 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    sm_limits l;
+    CUresult r = occupancy_prologue(func, &f, &l);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *numBlocks = blocks_per_sm(&l, f, blockSize, dynamicSMemSize);
+    return CUDA_SUCCESS;
+}
+
+/* The block size with the most resident threads per multiprocessor (the largest such, trying the limit first,
+ * then whole warps downwards), and the grid that fills every multiprocessor with it. */
+static CUresult potential_block_size(int *minGridSize, int *blockSize, CUfunction func,
+                                     CUoccupancyB2DSize smem_of_block, size_t dynamicSMemSize, int blockSizeLimit,
+                                     unsigned flags)
+{
+    if (!minGridSize || !blockSize || blockSizeLimit < 0 || (flags & ~(unsigned)CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE))
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    sm_limits l;
+    CUresult r = occupancy_prologue(func, &f, &l);
+    if (r != CUDA_SUCCESS)
+        return r;
+    int limit = 0;
+    func_attribute(&limit, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, f);
+    if (blockSizeLimit > 0 && blockSizeLimit < limit)
+        limit = blockSizeLimit;
+    int warp = l.warp > 0 ? l.warp : 32;
+    int best_size = 0, best_blocks = 0;
+    long best_threads = 0;
+    for (int aligned = (limit + warp - 1) / warp * warp; aligned > 0; aligned -= warp) {
+        int size = aligned < limit ? aligned : limit;
+        size_t smem = smem_of_block ? smem_of_block(size) : dynamicSMemSize;
+        int n = blocks_per_sm(&l, f, size, smem);
+        if ((long)n * size > best_threads) {
+            best_threads = (long)n * size;
+            best_size = size;
+            best_blocks = n;
+            if (best_threads >= l.threads)
+                break;
+        }
     }
-    *numBlocks = n;
+    *blockSize = best_size;
+    *minGridSize = best_blocks * l.sm_count;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize, CUfunction func,
+                                          CUoccupancyB2DSize blockSizeToDynamicSMemSize, size_t dynamicSMemSize,
+                                          int blockSizeLimit)
+{
+    return potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
+                                blockSizeLimit, 0);
+}
+
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *minGridSize, int *blockSize, CUfunction func,
+                                                   CUoccupancyB2DSize blockSizeToDynamicSMemSize,
+                                                   size_t dynamicSMemSize, int blockSizeLimit, unsigned int flags)
+{
+    return potential_block_size(minGridSize, blockSize, func, blockSizeToDynamicSMemSize, dynamicSMemSize,
+                                blockSizeLimit, flags);
+}
+
+/* The most dynamic shared memory each of numBlocks blocks of blockSize threads can have, all resident on one
+ * multiprocessor; 0 when that many blocks do not fit at all. */
+CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunction func, int numBlocks,
+                                                 int blockSize)
+{
+    if (!dynamicSmemSize || numBlocks <= 0 || blockSize <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    p2n_func *f;
+    sm_limits l;
+    CUresult r = occupancy_prologue(func, &f, &l);
+    if (r != CUDA_SUCCESS)
+        return r;
+    *dynamicSmemSize = 0;
+    if (blocks_per_sm(&l, f, blockSize, 0) < numBlocks)
+        return CUDA_SUCCESS;
+    size_t per_block = (size_t)l.smem / (size_t)numBlocks;
+    size_t fixed = f->info.static_shared_bytes + (size_t)l.smem_reserved;
+    size_t cap = (size_t)l.smem_block_optin > f->info.static_shared_bytes
+                     ? (size_t)l.smem_block_optin - f->info.static_shared_bytes : 0;
+    size_t avail = per_block > fixed ? per_block - fixed : 0;
+    *dynamicSmemSize = avail < cap ? avail : cap;
     return CUDA_SUCCESS;
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
                                                      size_t dynamicSMemSize)
 {
-    return occupancy(numBlocks, func, blockSize, dynamicSMemSize);
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, 0);
 }
 
 CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *numBlocks, CUfunction func, int blockSize,
                                                               size_t dynamicSMemSize, unsigned int flags)
 {
-    return occupancy(numBlocks, func, blockSize, dynamicSMemSize);
+    return occupancy(numBlocks, func, blockSize, dynamicSMemSize, flags);
 }

@@ -4,7 +4,10 @@
  * (cuMemAlloc), page-locked host memory (cuMemAllocHost/cuMemHostAlloc) and module globals (entered by
  * module.c, not freeable). Copies check that each device-side range lies inside one entry, so a bad pointer
  * gives CUDA_ERROR_INVALID_VALUE instead of a crash; cuMemFree accepts only the base of a device
- * allocation. On backends with host_access (CPU) the bytes are moved with memcpy/memset.
+ * allocation. On backends with host_access (CPU) the bytes are moved with memcpy/memset. cuMemHostRegister
+ * enters the application's own memory (P2N_ALLOC_REGISTERED) where kernels read any host memory (the CPU
+ * backend; OpenCL with fine-grained system SVM): there a host pointer is a device pointer; elsewhere the device
+ * could not reach it, and registering says CUDA_ERROR_NOT_SUPPORTED.
  *
  * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
  * ordinary call plus a stream-handle check.
@@ -57,9 +60,9 @@ int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out)
     return ok;
 }
 
-void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
+/* inserts an entry; tab_lock held */
+static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
 {
-    pthread_mutex_lock(&tab_lock);
     if (ntab == captab) {
         size_t nc = captab ? captab * 2 : 64;
         p2n_alloc *nt = realloc(tab, nc * sizeof *nt);
@@ -73,7 +76,27 @@ void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsig
     tab[i] = (p2n_alloc){.base = base, .size = size, .kind = kind, .ctx = ctx, .host_flags = host_flags,
                          .id = next_id++};
     ntab++;
+}
+
+void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
+{
+    pthread_mutex_lock(&tab_lock);
+    alloc_insert(base, size, kind, ctx, host_flags);
     pthread_mutex_unlock(&tab_lock);
+}
+
+/* Inserts [base, base+size) unless it overlaps an entry (one lock: two threads registering overlapping ranges
+ * cannot both succeed); returns 0 on overlap. */
+static int alloc_add_exclusive(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
+{
+    pthread_mutex_lock(&tab_lock);
+    /* entries do not overlap each other, so the last one starting before the range's end is the only candidate */
+    long i = floor_idx(base + size - 1);
+    int free_range = i < 0 || tab[i].base + tab[i].size <= base;
+    if (free_range)
+        alloc_insert(base, size, kind, ctx, host_flags);
+    pthread_mutex_unlock(&tab_lock);
+    return free_range;
 }
 
 void p2n_drv_alloc_remove(uint64_t base)
@@ -246,6 +269,79 @@ CUresult cuMemFreeHost(void *p)
     return free_kind((uint64_t)(uintptr_t)p, P2N_ALLOC_HOST);
 }
 
+/* Rows of WidthInBytes padded to a multiple of the texture pitch alignment the device reports, so a pitched
+ * allocation can be bound to a 2D texture as CUDA promises; ElementSizeBytes is checked and otherwise a hint. */
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                            unsigned int ElementSizeBytes)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!dptr || !pPitch || WidthInBytes == 0 || Height == 0 ||
+        (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+        return CUDA_ERROR_INVALID_VALUE;
+    int align = 0;
+    r = cuDeviceGetAttribute(&align, CU_DEVICE_ATTRIBUTE_TEXTURE_PITCH_ALIGNMENT, c->device);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (align <= 0)
+        align = 1;
+    size_t pitch, bytes;
+    if (__builtin_add_overflow(WidthInBytes, (size_t)align - 1, &pitch))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    pitch -= pitch % (size_t)align;
+    if (__builtin_mul_overflow(pitch, Height, &bytes))
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    r = cuMemAlloc_v2(dptr, bytes);
+    if (r == CUDA_SUCCESS)
+        *pPitch = pitch;
+    return r;
+}
+
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    const unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
+                           CU_MEMHOSTREGISTER_READ_ONLY;
+    uint64_t base = (uint64_t)(uintptr_t)p;
+    if (!p || bytesize == 0 || (Flags & ~known) || base + bytesize < base)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!p2n_drv.dev.reads_host_memory)   /* CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED is 0 there */
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (!alloc_add_exclusive(base, bytesize, P2N_ALLOC_REGISTERED, c, Flags))
+        return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+    return CUDA_SUCCESS;
+}
+
+/* the CUDA 4.0 ABI: same arguments */
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+    return cuMemHostRegister_v2(p, bytesize, Flags);
+}
+
+CUresult cuMemHostUnregister(void *p)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_alloc a;
+    uint64_t base = (uint64_t)(uintptr_t)p;
+    if (!p || !p2n_drv_alloc_find(base, 0, &a) || a.base != base || a.kind != P2N_ALLOC_REGISTERED)
+        return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+    p2n_drv_alloc_remove(base);
+    return CUDA_SUCCESS;
+}
+
+static int is_host_kind(int kind)
+{
+    return kind == P2N_ALLOC_HOST || kind == P2N_ALLOC_REGISTERED;
+}
+
 CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
 {
     p2n_ctx *c;
@@ -255,7 +351,7 @@ CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int 
     if (!pdptr || Flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
     p2n_alloc a;
-    if (!p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != P2N_ALLOC_HOST || !p2n_drv.dev.host_access)
+    if (!p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || !is_host_kind(a.kind) || !p2n_drv.dev.host_access)
         return CUDA_ERROR_INVALID_VALUE;
     *pdptr = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;
@@ -268,7 +364,7 @@ CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p)
     if (r != CUDA_SUCCESS)
         return r;
     p2n_alloc a;
-    if (!pFlags || !p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || a.kind != P2N_ALLOC_HOST)
+    if (!pFlags || !p2n_drv_alloc_find((uint64_t)(uintptr_t)p, 0, &a) || !is_host_kind(a.kind))
         return CUDA_ERROR_INVALID_VALUE;
     *pFlags = a.host_flags;
     return CUDA_SUCCESS;
@@ -494,6 +590,90 @@ CUresult cuMemsetD16(CUdeviceptr_v1 dstDevice, unsigned short us, unsigned int N
 CUresult cuMemsetD32(CUdeviceptr_v1 dstDevice, unsigned int ui, unsigned int N)
 { return do_memset(dstDevice, ui, 4, N, NULL); }
 
+/* ---- 2D memsets (cudaMemset2D): Height rows of Width elements, dstPitch bytes apart ---- */
+
+static CUresult do_memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsigned esize, size_t width,
+                             size_t height, CUstream s)
+{
+    p2n_ctx *c;
+    CUresult r = copy_prologue(s, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (width == 0 || height == 0)
+        return CUDA_SUCCESS;
+    if (height == 1)   /* the pitch is unused for one row (CUDA's documentation) */
+        return do_memset(dst, value, esize, width, s);
+    size_t row, span;
+    if (__builtin_mul_overflow(width, (size_t)esize, &row) || pitch < row || pitch % esize != 0 ||
+        __builtin_mul_overflow(pitch, height - 1, &span) || __builtin_add_overflow(span, row, &span))
+        return CUDA_ERROR_INVALID_VALUE;
+    /* the whole region first: a bad one must change nothing */
+    if (dst % esize != 0 || !dev_range_ok(dst, span))
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t y = 0; y < height && r == CUDA_SUCCESS; y++)
+        r = do_memset(dst + y * pitch, value, esize, width, s);
+    return r;
+}
+
+CUresult cuMemsetD2D8_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL); }
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, NULL); }
+CUresult cuMemsetD2D16_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, NULL); }
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, NULL); }
+CUresult cuMemsetD2D32_v2(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL); }
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, NULL); }
+CUresult cuMemsetD2D8Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width, size_t Height,
+                           CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream); }
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned char uc, size_t Width,
+                                size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, uc, 1, Width, Height, hStream); }
+CUresult cuMemsetD2D16Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width, size_t Height,
+                            CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream); }
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned short us, size_t Width,
+                                 size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, us, 2, Width, Height, hStream); }
+CUresult cuMemsetD2D32Async(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width, size_t Height,
+                            CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream); }
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr dstDevice, size_t dstPitch, unsigned int ui, size_t Width,
+                                 size_t Height, CUstream hStream)
+{ return do_memset_2d(dstDevice, dstPitch, ui, 4, Width, Height, hStream); }
+
+/* ---- peer copies: every context is on one device here, so a peer copy is a device-to-device copy once both
+ * contexts are checked ---- */
+
+static CUresult do_peer(CUdeviceptr dst, CUcontext dst_ctx, CUdeviceptr src, CUcontext src_ctx, size_t n,
+                        CUstream s, int sync)
+{
+    p2n_ctx *dc, *sc;
+    CUresult r = p2n_drv_get_ctx_nosticky(dst_ctx, &dc);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_get_ctx_nosticky(src_ctx, &sc);
+    if (r != CUDA_SUCCESS)
+        return r;
+    return do_dtod(dst, src, n, s, sync);
+}
+
+CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                      size_t ByteCount)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1); }
+CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                           size_t ByteCount)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, NULL, 1); }
+CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice, CUcontext srcContext,
+                           size_t ByteCount, CUstream hStream)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0); }
+CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{ return do_peer(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0); }
+
 /* ---- pointer attributes ---- */
 
 static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr)
@@ -509,15 +689,16 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
     case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
         if (!found)
             return CUDA_ERROR_INVALID_VALUE;
-        *(unsigned *)data = a.kind == P2N_ALLOC_HOST ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+        *(unsigned *)data = is_host_kind(a.kind) ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
-        if (!found)
+        /* host memory has a device address only where the device reaches host memory (cuMemHostGetDevicePointer) */
+        if (!found || (is_host_kind(a.kind) && !p2n_drv.dev.host_access))
             return CUDA_ERROR_INVALID_VALUE;
         *(CUdeviceptr *)data = ptr;
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_HOST_POINTER:
-        if (!found || (a.kind != P2N_ALLOC_HOST && !p2n_drv.dev.host_access))
+        if (!found || (!is_host_kind(a.kind) && !p2n_drv.dev.host_access))
             return CUDA_ERROR_INVALID_VALUE;
         *(void **)data = (void *)(uintptr_t)ptr;
         return CUDA_SUCCESS;
@@ -553,6 +734,19 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
         if (!found)
             return CUDA_ERROR_INVALID_VALUE;
         *(int *)data = 1;
+        return CUDA_SUCCESS;
+    /* what the memory we have is not: IPC-shareable, RDMA-capable, decompression-capable, from a pool */
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(int *)data = 0;
+        return CUDA_SUCCESS;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(CUmemoryPool *)data = NULL;
         return CUDA_SUCCESS;
     default:
         return CUDA_ERROR_INVALID_VALUE;

@@ -7,11 +7,16 @@
  * CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM picks the _ptds/_ptsz symbol where there is one. Unknown
  * name → CUDA_SUCCESS, *pfn = NULL, status SYMBOL_NOT_FOUND; known name, version too old → CUDA_SUCCESS,
  * *pfn = NULL, status VERSION_NOT_SUFFICIENT (what NVIDIA's driver answers). Only implemented functions are
- * listed, so an application never receives a pointer to something that does not work.
+ * listed here. A cuda.h function that is not implemented is refused by name: the lookup hands out its stub
+ * from refused_table.c (status SUCCESS, at any version), which returns the documented error and says on stderr
+ * which function was called and why it is refused (refused.h; the reasons are driver-stub/api-status.txt).
+ * docs/driver-api.md, generated from this table and api-status.txt, lists every cuda.h function's status.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "refused.h"
 
 typedef struct proc_entry {
     const char *name;
@@ -44,6 +49,7 @@ static const proc_entry table[] = {
     E("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
     E("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
     E("cuDeviceGetPCIBusId", 4010, cuDeviceGetPCIBusId),
+    E("cuDeviceGetByPCIBusId", 4010, cuDeviceGetByPCIBusId),
     E("cuDeviceCanAccessPeer", 4000, cuDeviceCanAccessPeer),
     /* primary contexts */
     E("cuDevicePrimaryCtxRetain", 7000, cuDevicePrimaryCtxRetain),
@@ -79,6 +85,9 @@ static const proc_entry table[] = {
     E("cuCtxGetCacheConfig", 3020, cuCtxGetCacheConfig),
     E("cuCtxSetCacheConfig", 3020, cuCtxSetCacheConfig),
     E("cuCtxGetStreamPriorityRange", 5050, cuCtxGetStreamPriorityRange),
+    E("cuCtxResetPersistingL2Cache", 11000, cuCtxResetPersistingL2Cache),
+    E("cuCtxGetSharedMemConfig", 4020, cuCtxGetSharedMemConfig),
+    E("cuCtxSetSharedMemConfig", 4020, cuCtxSetSharedMemConfig),
     /* modules and libraries */
     E("cuModuleLoad", 2000, cuModuleLoad),
     E("cuModuleLoadData", 2000, cuModuleLoadData),
@@ -107,19 +116,32 @@ static const proc_entry table[] = {
     E("cuKernelGetAttribute", 12000, cuKernelGetAttribute),
     E("cuKernelSetAttribute", 12000, cuKernelSetAttribute),
     E("cuKernelGetName", 12030, cuKernelGetName),
+    E("cuKernelSetCacheConfig", 12000, cuKernelSetCacheConfig),
+    E("cuKernelGetParamInfo", 12040, cuKernelGetParamInfo),
+    E("cuKernelGetLibrary", 12050, cuKernelGetLibrary),
     /* functions and launches */
     E("cuFuncGetAttribute", 2020, cuFuncGetAttribute),
     E("cuFuncSetAttribute", 9000, cuFuncSetAttribute),
     E("cuFuncSetCacheConfig", 3000, cuFuncSetCacheConfig),
+    E("cuFuncSetSharedMemConfig", 4020, cuFuncSetSharedMemConfig),
     E("cuFuncGetName", 12030, cuFuncGetName),
     E("cuFuncGetModule", 11000, cuFuncGetModule),
     E("cuFuncGetParamInfo", 12040, cuFuncGetParamInfo),
+    E("cuFuncIsLoaded", 12040, cuFuncIsLoaded),
+    E("cuFuncLoad", 12040, cuFuncLoad),
     P("cuLaunchKernel", 4000, cuLaunchKernel, cuLaunchKernel_ptsz),
     P("cuLaunchKernelEx", 11060, cuLaunchKernelEx, cuLaunchKernelEx_ptsz),
     P("cuLaunchHostFunc", 10000, cuLaunchHostFunc, cuLaunchHostFunc_ptsz),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,
       cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags),
+    E("cuOccupancyMaxPotentialBlockSize", 6050, cuOccupancyMaxPotentialBlockSize),
+    E("cuOccupancyMaxPotentialBlockSizeWithFlags", 7000, cuOccupancyMaxPotentialBlockSizeWithFlags),
+    E("cuOccupancyAvailableDynamicSMemPerBlock", 10020, cuOccupancyAvailableDynamicSMemPerBlock),
+    /* profiler control (profiler.c) */
+    E("cuProfilerInitialize", 4000, cuProfilerInitialize),
+    E("cuProfilerStart", 4000, cuProfilerStart),
+    E("cuProfilerStop", 4000, cuProfilerStop),
     /* memory */
     E("cuMemAlloc", 2000, cuMemAlloc),
     E("cuMemAlloc", 3020, cuMemAlloc_v2),
@@ -131,6 +153,10 @@ static const proc_entry table[] = {
     E("cuMemAllocHost", 3020, cuMemAllocHost_v2),
     E("cuMemFreeHost", 2000, cuMemFreeHost),
     E("cuMemHostAlloc", 2020, cuMemHostAlloc),
+    E("cuMemAllocPitch", 3020, cuMemAllocPitch_v2),
+    E("cuMemHostRegister", 4000, cuMemHostRegister),
+    E("cuMemHostRegister", 6050, cuMemHostRegister_v2),
+    E("cuMemHostUnregister", 4000, cuMemHostUnregister),
     E("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2),
     E("cuMemHostGetFlags", 2030, cuMemHostGetFlags),
     E("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2),
@@ -159,6 +185,17 @@ static const proc_entry table[] = {
     P("cuMemsetD8Async", 3020, cuMemsetD8Async, cuMemsetD8Async_ptsz),
     P("cuMemsetD16Async", 3020, cuMemsetD16Async, cuMemsetD16Async_ptsz),
     P("cuMemsetD32Async", 3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
+    E("cuMemsetD2D8", 3020, cuMemsetD2D8_v2),
+    P("cuMemsetD2D8", 7000, cuMemsetD2D8_v2, cuMemsetD2D8_v2_ptds),
+    E("cuMemsetD2D16", 3020, cuMemsetD2D16_v2),
+    P("cuMemsetD2D16", 7000, cuMemsetD2D16_v2, cuMemsetD2D16_v2_ptds),
+    E("cuMemsetD2D32", 3020, cuMemsetD2D32_v2),
+    P("cuMemsetD2D32", 7000, cuMemsetD2D32_v2, cuMemsetD2D32_v2_ptds),
+    P("cuMemsetD2D8Async", 3020, cuMemsetD2D8Async, cuMemsetD2D8Async_ptsz),
+    P("cuMemsetD2D16Async", 3020, cuMemsetD2D16Async, cuMemsetD2D16Async_ptsz),
+    P("cuMemsetD2D32Async", 3020, cuMemsetD2D32Async, cuMemsetD2D32Async_ptsz),
+    P("cuMemcpyPeer", 4000, cuMemcpyPeer, cuMemcpyPeer_ptds),
+    P("cuMemcpyPeerAsync", 4000, cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz),
     /* CUDA arrays, shaped copies, texture and surface objects (array.c, memcpy3d.c, texobj.c) */
     E("cuArrayCreate", 3020, cuArrayCreate_v2),
     E("cuArrayGetDescriptor", 3020, cuArrayGetDescriptor_v2),
@@ -247,6 +284,16 @@ static const proc_entry table[] = {
     P("cuStreamGetFlags", 5050, cuStreamGetFlags, cuStreamGetFlags_ptsz),
     P("cuStreamGetPriority", 5050, cuStreamGetPriority, cuStreamGetPriority_ptsz),
     P("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
+    P("cuStreamGetCtx", 12050, cuStreamGetCtx_v2, cuStreamGetCtx_v2_ptsz),
+    P("cuStreamGetDevice", 12080, cuStreamGetDevice, cuStreamGetDevice_ptsz),
+    P("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
+    P("cuStreamGetCaptureInfo", 10010, cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_ptsz),
+    P("cuStreamGetCaptureInfo", 11030, cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo_v2_ptsz),
+    P("cuStreamGetCaptureInfo", 12030, cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz),
+    E("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode),
+    P("cuStreamGetAttribute", 11000, cuStreamGetAttribute, cuStreamGetAttribute_ptsz),
+    P("cuStreamSetAttribute", 11000, cuStreamSetAttribute, cuStreamSetAttribute_ptsz),
+    P("cuStreamCopyAttributes", 11000, cuStreamCopyAttributes, cuStreamCopyAttributes_ptsz),
     P("cuStreamAddCallback", 5000, cuStreamAddCallback, cuStreamAddCallback_ptsz),
     E("cuEventCreate", 2000, cuEventCreate),
     P("cuEventRecord", 2000, cuEventRecord, cuEventRecord_ptsz),
@@ -258,6 +305,16 @@ static const proc_entry table[] = {
     E("cuEventDestroy", 2000, cuEventDestroy),
     E("cuEventDestroy", 4000, cuEventDestroy_v2),
 };
+
+static int refused_cmp(const void *key, const void *entry)
+{
+    return strcmp((const char *)key, ((const p2n_refused_entry *)entry)->name);
+}
+
+static const p2n_refused_entry *refused_lookup(const char *symbol)
+{
+    return bsearch(symbol, p2n_refused_table, p2n_refused_count, sizeof p2n_refused_table[0], refused_cmp);
+}
 
 static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                        CUdriverProcAddressQueryResult *status)
@@ -273,6 +330,15 @@ static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64
         known = 1;
         if (table[i].version <= cudaVersion && (!best || table[i].version > best->version))
             best = &table[i];
+    }
+    if (!best && !known) {
+        const p2n_refused_entry *r = refused_lookup(symbol);
+        if (r) {
+            *pfn = r->fn;
+            if (status)
+                *status = CU_GET_PROC_ADDRESS_SUCCESS;
+            return CUDA_SUCCESS;
+        }
     }
     if (!best) {
         if (status)

@@ -8,6 +8,7 @@
  * streams is program order, which is one of the orders CUDA allows.
  */
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -242,6 +243,262 @@ static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx)
 
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
 CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx); }
+
+static CUresult stream_get_device(CUstream hStream, CUdevice *device)
+{
+    CUcontext c = NULL;
+    CUresult r = stream_get_ctx(hStream, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!device)
+        return CUDA_ERROR_INVALID_VALUE;
+    *device = ((p2n_ctx *)c)->device;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
+CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
+
+/* ---- stream capture state: cuStreamBeginCapture is refused (CUDA graphs are not implemented), so no stream is
+ * ever capturing; libraries ask before they allocate or synchronise, and must get that answer, not an error ---- */
+
+static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!status)
+        return CUDA_ERROR_INVALID_VALUE;
+    *status = CU_STREAM_CAPTURE_STATUS_NONE;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{ return capture_status(hStream, captureStatus); }
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{ return capture_status(hStream, captureStatus); }
+
+/* the three ABIs: the rest of the answer is defined only while capturing; it is zeroed */
+static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
+{
+    CUresult r = capture_status(hStream, status);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (id)
+        *id = 0;
+    if (graph)
+        *graph = NULL;
+    if (deps)
+        *deps = NULL;
+    if (edges)
+        *edges = NULL;
+    if (ndeps)
+        *ndeps = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{ return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{ return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out)
+{ return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out); }
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, size_t *numDependencies_out)
+{ return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out); }
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out)
+{
+    return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+
+/* the calling thread's capture-interaction mode (what it may do while another stream captures): kept per thread
+ * and exchanged, as CUDA does; with no capture it restricts nothing */
+static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUstreamCaptureMode old = thread_capture_mode;
+    thread_capture_mode = *mode;
+    *mode = old;
+    return CUDA_SUCCESS;
+}
+
+/* ---- stream attributes: hints (work runs in submission order, to completion), stored and returned ---- */
+
+static p2n_stream_attrs null_stream_attrs;   /* the NULL, legacy and per-thread streams' (one device) */
+static int null_stream_priority;
+
+/* the attributes and priority of a stream of the current context; obj_lock guards both */
+static CUresult stream_attrs(CUstream hStream, p2n_stream_attrs **attrs, int **priority)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_check_stream(hStream, c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (hStream == NULL || hStream == CU_STREAM_LEGACY || hStream == CU_STREAM_PER_THREAD) {
+        *attrs = &null_stream_attrs;
+        *priority = &null_stream_priority;
+    } else {
+        *attrs = &((p2n_stream *)hStream)->attrs;
+        *priority = &((p2n_stream *)hStream)->priority;
+    }
+    return CUDA_SUCCESS;
+}
+
+static int stream_attr_id_valid(CUstreamAttrID id)
+{
+    return id == CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW || id == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY ||
+           id == CU_LAUNCH_ATTRIBUTE_PRIORITY || id == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP ||
+           id == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN || id == CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING;
+}
+
+static CUresult check_stream_attr(CUstreamAttrID id, const CUstreamAttrValue *v)
+{
+    switch (id) {
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
+        /* a window no larger than CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE (0 here: no persisting L2, so
+         * only the empty window that programs clamp to it) */
+        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
+        int max_window = 0;
+        CUdevice dev;
+        CUresult r = cuCtxGetDevice(&dev);
+        if (r == CUDA_SUCCESS)
+            r = cuDeviceGetAttribute(&max_window, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, dev);
+        if (r != CUDA_SUCCESS)
+            return r;
+        if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+            (unsigned)w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->num_bytes > (size_t)max_window)
+            return CUDA_ERROR_INVALID_VALUE;
+        return CUDA_SUCCESS;
+    }
+    case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
+        return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC
+                   ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    case CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN:
+        return (unsigned)v->memSyncDomain <= CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE ? CUDA_SUCCESS
+                                                                          : CUDA_ERROR_INVALID_VALUE;
+    default:
+        return CUDA_SUCCESS;
+    }
+}
+
+static CUresult stream_get_attribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{
+    p2n_stream_attrs *a;
+    int *prio;
+    CUresult r = stream_attrs(hStream, &a, &prio);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!value_out || !stream_attr_id_valid(attr))
+        return CUDA_ERROR_INVALID_VALUE;
+    memset(value_out, 0, sizeof *value_out);
+    pthread_mutex_lock(&obj_lock);
+    if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY)
+        value_out->priority = *prio;
+    else if (a->set & (1u << attr))
+        *value_out = a->value[attr];
+    else if (attr == CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY)
+        value_out->syncPolicy = CU_SYNC_POLICY_AUTO;
+    else if (attr == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN_MAP)
+        value_out->memSyncDomainMap.remote = 1;   /* CUDA's default map: default -> 0, remote -> 1 */
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_set_attribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{
+    p2n_stream_attrs *a;
+    int *prio;
+    CUresult r = stream_attrs(hStream, &a, &prio);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!value || !stream_attr_id_valid(attr))
+        return CUDA_ERROR_INVALID_VALUE;
+    r = check_stream_attr(attr, value);
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&obj_lock);
+    if (attr == CU_LAUNCH_ATTRIBUTE_PRIORITY) {
+        /* clamped to cuCtxGetStreamPriorityRange's [-5, 0], as cuStreamCreateWithPriority clamps */
+        *prio = value->priority > 0 ? 0 : value->priority < -5 ? -5 : value->priority;
+    } else {
+        a->value[attr] = *value;
+        a->set |= 1u << attr;
+    }
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+static CUresult stream_copy_attributes(CUstream dst, CUstream src)
+{
+    p2n_stream_attrs *da, *sa;
+    int *dp, *sp;
+    CUresult r = stream_attrs(dst, &da, &dp);
+    if (r == CUDA_SUCCESS)
+        r = stream_attrs(src, &sa, &sp);
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&obj_lock);
+    *da = *sa;
+    *dp = *sp;
+    pthread_mutex_unlock(&obj_lock);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamGetAttribute(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{ return stream_get_attribute(hStream, attr, value_out); }
+CUresult cuStreamGetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, CUstreamAttrValue *value_out)
+{ return stream_get_attribute(hStream, attr, value_out); }
+CUresult cuStreamSetAttribute(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{ return stream_set_attribute(hStream, attr, value); }
+CUresult cuStreamSetAttribute_ptsz(CUstream hStream, CUstreamAttrID attr, const CUstreamAttrValue *value)
+{ return stream_set_attribute(hStream, attr, value); }
+CUresult cuStreamCopyAttributes(CUstream dst, CUstream src) { return stream_copy_attributes(dst, src); }
+CUresult cuStreamCopyAttributes_ptsz(CUstream dst, CUstream src) { return stream_copy_attributes(dst, src); }
+
+/* CUDA 12.5's ABI: a stream of a green context would answer in *pGreenCtx; there are none, so it is NULL */
+static CUresult stream_get_ctx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{
+    if (!pCtx && !pGreenCtx)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUcontext c = NULL;
+    CUresult r = stream_get_ctx(hStream, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (pCtx)
+        *pCtx = c;
+    if (pGreenCtx)
+        *pGreenCtx = NULL;
+    return CUDA_SUCCESS;
+}
+CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{ return stream_get_ctx_v2(hStream, pCtx, pGreenCtx); }
+CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
+{ return stream_get_ctx_v2(hStream, pCtx, pGreenCtx); }
 
 static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
 {

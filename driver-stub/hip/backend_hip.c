@@ -163,6 +163,7 @@ static CUresult hip_init(p2n_bk_device_info *info, char **err)
     info->warp_size = 32;   /* CUDA warps: one per wave32, two per wave64 (docs/amdgpu.md) */
     info->integrated = p.integrated;
     info->host_access = 0;  /* hipMalloc memory: copies go through HIP */
+    info->reads_host_memory = 0;   /* hipHostRegister is not wired */
     /* hipDeviceProp_t (5.2) has no UUID: derive one from the PCI location and the name */
     uint64_t h = 1469598103934665603ull;
     for (const char *s = p.name; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ull;

@@ -158,6 +158,7 @@ static CUresult l0_init(p2n_bk_device_info *info, char **err) {
     info->warp_size = 32;
     info->integrated = (dp.flags & ZE_DEVICE_PROPERTY_FLAG_INTEGRATED) != 0;
     info->host_access = 1; /* shared USM */
+    info->reads_host_memory = 0; /* system allocations in kernels (sharedSystemAllocCapabilities) are not queried */
     memcpy(info->uuid, dp.uuid.id, 16);
     /* warp operations are sub-groups of 32 (targets/spirv/spirv_subgroups.c) */
     bool sg32 = false;

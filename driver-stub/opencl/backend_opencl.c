@@ -38,7 +38,7 @@ static struct {
     cl_device_id dev;
     cl_context ctx;
     cl_command_queue q;
-    int fine, is_pocl;
+    int fine, system, is_pocl;   /* fine-grained buffer SVM; fine-grained system SVM */
     pthread_mutex_t lock;
     void **allocs;
     size_t nallocs, cap;
@@ -143,6 +143,7 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
                 S.dev = devs[i];
                 S.plat = plats[p];
                 S.fine = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+                S.system = (svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
             }
         }
     if (!S.dev) {
@@ -179,6 +180,7 @@ static CUresult ocl_init(p2n_bk_device_info *info, char **err) {
     info->warp_size = 32;
     info->integrated = S.fine;
     info->host_access = S.fine;
+    info->reads_host_memory = S.system;   /* fine-grained system SVM: any host pointer is valid in a kernel */
     info->device_lacks = device_lacks(S.dev);
     info->defer_unsupported = 1; /* a kernel this device cannot run fails at its launch, not the module */
     return CUDA_SUCCESS;

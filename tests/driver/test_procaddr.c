@@ -59,6 +59,11 @@ int main(void)
     expect_map("cuModuleLoadDataEx", 2010, 0, "cuModuleLoadDataEx");
     expect_map("cuGetExportTable", 3000, 0, "cuGetExportTable");
     expect_map("cuLibraryLoadData", 12000, 0, "cuLibraryLoadData");
+    expect_map("cuStreamGetCtx", 9020, 0, "cuStreamGetCtx");
+    expect_map("cuStreamGetCtx", 12050, 0, "cuStreamGetCtx_v2");
+    expect_map("cuStreamGetCtx", 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, "cuStreamGetCtx_v2_ptsz");
+    expect_map("cuMemHostRegister", 6050, 0, "cuMemHostRegister_v2");
+    expect_map("cuMemAllocPitch", 3020, 0, "cuMemAllocPitch_v2");
 
     /* unknown name: success, NULL, SYMBOL_NOT_FOUND */
     fn = (void *)1;
