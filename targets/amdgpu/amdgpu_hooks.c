@@ -152,7 +152,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
 
 /* Math the host takes from the runtime table. fma: llvm.fma (native, exactly rounded). The .approx
  * transcendentals (sin/cos/ex2/lg2/tanh f32, and the f16/bf16 ex2/tanh the emission widens to f32) call the
- * ROCm device library, linked by amdgpu_lower_module (amdgpu_devlibs.c): the bare instructions are outside the
+ * ROCm device library, linked by the amdgpu-link-devlibs pass (amdgpu_devlibs.c): the bare instructions are outside the
  * PTX bounds — v_sin/v_cos(x/2pi) loses the argument's low bits beyond |x| ~ 11, v_exp_f32 does not produce
  * subnormal results nor v_log_f32 take subnormal inputs (PTX's non-.ftz forms do), and 1 - 2/(e^2x + 1)
  * cancels for small |x| — while ocml reduces arguments exactly, rescales around the subnormal range and

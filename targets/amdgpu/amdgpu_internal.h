@@ -6,7 +6,7 @@
 #include "amdgpu_target.h"
 #include "../llvm/emit.h"
 
-/* AMD-private LDS words the hooks need (bar.red counters, counting barriers); amdgpu_lower_module places
+/* AMD-private LDS words the hooks need (bar.red counters, counting barriers); the lowering (amdgpu_lower.c) places
  * them in front of the module's shared window so the dynamic-LDS placement assumption still holds. */
 #define AMDGPU_LDS_PRIV "__p2n_amd_lds_priv"
 enum { AMDGPU_PRIV_RED = 0, AMDGPU_PRIV_BAR = 16, AMDGPU_PRIV_WORDS = 32 };

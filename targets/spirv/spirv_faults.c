@@ -2,9 +2,9 @@
  * (P2N_LACKS_FAULT_ISOLATION: PoCL's CPU device runs work-groups on its own threads, where a SIGSEGV cannot be
  * turned into an error of the launch; the CPU backend does that on its fibers).
  *
- * spirv_lower_module marks the module (named metadata SPIRV_FAULTS_MD) and gives its kernels the error record
- * argument (spirv_trap.c). After O2 (pass spirv-check-faults, once the registers are SSA values and the vprintf
- * buffers forwarded) every load, store, atomicrmw and cmpxchg through a CrossWorkgroup or generic pointer tests
+ * The lowering pass spirv-mark-module marks the module (named metadata SPIRV_FAULTS_MD and "trap"), so that
+ * spirv-kernel-wrappers give its kernels the error record argument (spirv_trap.c). After O2 (pass
+ * spirv-check-faults, once the registers are SSA values and the vprintf buffers forwarded) every load, store, atomicrmw and cmpxchg through a CrossWorkgroup or generic pointer tests
  * its address. Below 4096 (the null page, never mapped on the hosts PoCL runs on) the access goes elsewhere
  * instead (loads read a constant zero block, stores and atomics write a private scratch block) and the address is
  * noted in a private word; at each return of the function, a noted address makes the first such work-item of the
