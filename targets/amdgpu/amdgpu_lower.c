@@ -294,9 +294,9 @@ static lower lower_begin(llvm_pass_ctx *X) {
     return L;
 }
 
-/* The data layout first: new allocas (wrappers, printf) go to addrspace(5). From here until
- * amdgpu-retarget-allocas the module is invalid: the emission's allocas are in address space 0, which this
- * layout does not allow (amdgpu_target.c lists those passes unverified). */
+/* The data layout first: new allocas (wrappers, printf) go to addrspace(5). Until amdgpu-retarget-allocas the
+ * module is invalid: the emission's allocas are in address space 0, and the verifier requires an amdgcn
+ * module's allocas in addrspace(5) (amdgpu_target.c lists those passes unverified). */
 bool amdgpu_pass_data_layout(llvm_pass_ctx *X) {
     amdgpu_init_llvm();
     const target_desc *t = X->t;

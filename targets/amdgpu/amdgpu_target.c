@@ -41,11 +41,11 @@ static int amdgpu_finish(const target_desc *t, LLVMModuleRef M, const void *cons
     return P2N_OK;
 }
 
-/* the emitted module -> an AMDGPU module (amdgpu_lower.c). The emission's allocas are in address space 0; the
- * module is valid again only once amdgpu-retarget-allocas has moved them (the recursion transform's included) to
- * the data layout's addrspace(5): the passes before it are unverified. The order matters: printf before the device
- * libraries (ockl), the libraries before the FP attributes (which cover their code), the data layout before
- * everything that builds allocas. */
+/* the emitted module -> an AMDGPU module (amdgpu_lower.c). The emission's allocas are in address space 0, which
+ * the verifier refuses in an amdgcn module ("alloca on amdgpu must be in addrspace(5)"): the module is valid only
+ * once amdgpu-retarget-allocas has moved them (the recursion transform's included), so the passes before it are
+ * unverified. The order matters: printf before the device libraries (ockl), the libraries before the FP
+ * attributes (which cover their code), the data layout before everything that builds allocas. */
 static const llvm_pass amdgpu_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, true},
     {"amdgpu-data-layout", amdgpu_pass_data_layout, true},
