@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
+#include "llvm_pass.h"
 #include "support.h"
 
 #ifndef P2N_ROCM_BITCODE_DIR
@@ -293,3 +294,6 @@ bool amdgpu_link_devlibs(LLVMContextRef C, LLVMModuleRef M, const target_desc *t
     }
     return true;
 }
+
+/* The lowering list's amdgpu-link-devlibs pass: device-library math (ocml) and ockl, before amdgpu-fp-env. */
+bool amdgpu_pass_link_devlibs(llvm_pass_ctx *X) { return amdgpu_link_devlibs(X->C, X->M, X->t, X->d, &X->internal); }

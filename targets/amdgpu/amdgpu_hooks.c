@@ -44,24 +44,6 @@ void amd_workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord) {
 
 bool amd_is_const(LLVMValueRef v, uint64_t k) { return LLVMIsAConstantInt(v) && LLVMConstIntGetZExtValue(v) == k; }
 
-static LLVMValueRef vote(emit_ctx *E, LLVMValueRef *a) {
-    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
-    LLVMValueRef pred = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
-    LLVMValueRef mask = a[3];
-    LLVMValueRef b = LLVMBuildAnd(BLD, amd_ballot32(E, pred), mask, "");
-    LLVMValueRef act = LLVMBuildAnd(BLD, amd_ballot32(E, LLVMConstInt(E->i1, 1, 0)), mask, "");
-    switch (mode) {
-    case P2N_VOTE_BALLOT: return b;
-    case P2N_VOTE_ANY: return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntNE, b, c32(E, 0), ""), E->i32, "");
-    case P2N_VOTE_ALL: return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, b, act, ""), E->i32, "");
-    default: {
-        LLVMValueRef none = LLVMBuildICmp(BLD, LLVMIntEQ, b, c32(E, 0), "");
-        LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, b, act, "");
-        return LLVMBuildZExt(BLD, LLVMBuildOr(BLD, none, all, ""), E->i32, "");
-    }
-    }
-}
-
 /* The generation of the ISA: 9, 10, 11, 12 */
 static unsigned gfx_major(emit_ctx *E) {
     const char *c = E->t->cpu;
@@ -107,7 +89,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
         intrin(E, "llvm.amdgcn.wave.barrier", NULL, 0, NULL, 0);
         return NULL;
     case RT_SHFL: return amd_shfl(E, a);
-    case RT_VOTE: return vote(E, a);
+    case RT_VOTE: return amd_vote(E, a);
     case RT_ACTIVEMASK: return amd_ballot32(E, LLVMConstInt(E->i1, 1, 0));
     case RT_YIELD: {
         LLVMValueRef k = c32(E, 1);
@@ -152,7 +134,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
 
 /* Math the host takes from the runtime table. fma: llvm.fma (native, exactly rounded). The .approx
  * transcendentals (sin/cos/ex2/lg2/tanh f32, and the f16/bf16 ex2/tanh the emission widens to f32) call the
- * ROCm device library, linked by amdgpu_lower_module (amdgpu_devlibs.c): the bare instructions are outside the
+ * ROCm device library, linked by the amdgpu-link-devlibs pass (amdgpu_devlibs.c): the bare instructions are outside the
  * PTX bounds — v_sin/v_cos(x/2pi) loses the argument's low bits beyond |x| ~ 11, v_exp_f32 does not produce
  * subnormal results nor v_log_f32 take subnormal inputs (PTX's non-.ftz forms do), and 1 - 2/(e^2x + 1)
  * cancels for small |x| — while ocml reduces arguments exactly, rescales around the subnormal range and

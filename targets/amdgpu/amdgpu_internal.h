@@ -6,7 +6,7 @@
 #include "amdgpu_target.h"
 #include "../llvm/emit.h"
 
-/* AMD-private LDS words the hooks need (bar.red counters, counting barriers); amdgpu_lower_module places
+/* AMD-private LDS words the hooks need (bar.red counters, counting barriers); the lowering (amdgpu_lower.c) places
  * them in front of the module's shared window so the dynamic-LDS placement assumption still holds. */
 #define AMDGPU_LDS_PRIV "__p2n_amd_lds_priv"
 enum { AMDGPU_PRIV_RED = 0, AMDGPU_PRIV_BAR = 16, AMDGPU_PRIV_WORDS = 32 };
@@ -19,12 +19,13 @@ LLVMValueRef amd_ballot32(emit_ctx *E, LLVMValueRef pred_i1); /* ballot of this 
 void amd_workgroup_fence(emit_ctx *E, LLVMAtomicOrdering ord);
 bool amd_is_const(LLVMValueRef v, uint64_t k);
 
-/* amdgpu_sync.c: the rt_call slots beyond vote (a: the shared emission's arguments, host_abi.h) */
+/* amdgpu_sync.c: the warp and barrier rt_call slots (a: the shared emission's arguments, host_abi.h) */
 LLVMValueRef amd_shfl(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_redux(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_any(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_match_all(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a);
+LLVMValueRef amd_vote(emit_ctx *E, LLVMValueRef *a);
 void amd_warp_matrix(emit_ctx *E, LLVMValueRef *a); /* ldmatrix/stmatrix/mma/wmma (emit_lanes_matrix.c) */
 void amd_barrier(emit_ctx *E, LLVMValueRef *a);
 LLVMValueRef amd_barrier_red(emit_ctx *E, LLVMValueRef *a);

@@ -18,6 +18,7 @@
 
 #include "amdgpu_internal.h"
 #include "host_abi.h"
+#include "llvm_pass.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static void init(void) {
@@ -276,77 +277,97 @@ static void lower_exit(lower *L) {
     LLVMDeleteFunction(mk);
 }
 
-bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const emit_desc *desc,
-                         const target_desc *t, p2n_diags *d, bool *internal) {
+/* The lowering list's state is the module (and X->desc / X->m): each pass starts from the context's types. */
+static lower lower_begin(llvm_pass_ctx *X) {
+    lower L = {.C = X->C, .M = X->M, .t = X->t, .d = X->d};
+    LLVMContextRef C = X->C;
+    L.B = LLVMCreateBuilderInContext(C);
+    L.i1 = LLVMInt1TypeInContext(C);
+    L.i8 = LLVMInt8TypeInContext(C);
+    L.i16 = LLVMInt16TypeInContext(C);
+    L.i32 = LLVMInt32TypeInContext(C);
+    L.i64 = LLVMInt64TypeInContext(C);
+    L.ptr = LLVMPointerTypeInContext(C, 0);
+    L.p3 = LLVMPointerTypeInContext(C, 3);
+    L.p4 = LLVMPointerTypeInContext(C, 4);
+    L.vd = LLVMVoidTypeInContext(C);
+    return L;
+}
+
+/* The data layout first: new allocas (wrappers, printf) go to addrspace(5). Until amdgpu-retarget-allocas the
+ * module is invalid: the emission's allocas are in address space 0, and the verifier requires an amdgcn
+ * module's allocas in addrspace(5) (amdgpu_target.c lists those passes unverified). */
+bool amdgpu_pass_data_layout(llvm_pass_ctx *X) {
     amdgpu_init_llvm();
-    lower LL = {.C = C, .M = M, .t = t, .d = d}, *L = &LL;
-    L->B = LLVMCreateBuilderInContext(C);
-    L->i1 = LLVMInt1TypeInContext(C);
-    L->i8 = LLVMInt8TypeInContext(C);
-    L->i16 = LLVMInt16TypeInContext(C);
-    L->i32 = LLVMInt32TypeInContext(C);
-    L->i64 = LLVMInt64TypeInContext(C);
-    L->ptr = LLVMPointerTypeInContext(C, 0);
-    L->p3 = LLVMPointerTypeInContext(C, 3);
-    L->p4 = LLVMPointerTypeInContext(C, 4);
-    L->vd = LLVMVoidTypeInContext(C);
-    bool ok = true;
-    /* the data layout first: new allocas go to addrspace(5) */
+    const target_desc *t = X->t;
     char *err = NULL;
     LLVMTargetRef T;
     if (LLVMGetTargetFromTriple(t->triple, &T, &err)) {
-        diag_plain(d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err ? err : "");
+        diag_plain(X->d, "error", "internal compiler error: no LLVM target for %s: %s", t->triple, err ? err : "");
         LLVMDisposeMessage(err);
-        *internal = true;
-        LLVMDisposeBuilder(L->B);
+        X->internal = true;
         return false;
     }
     LLVMTargetMachineRef TM = LLVMCreateTargetMachine(T, t->triple, t->cpu, "", LLVMCodeGenLevelDefault, LLVMRelocPIC,
                                                       LLVMCodeModelDefault);
     LLVMTargetDataRef DL = LLVMCreateTargetDataLayout(TM);
-    LLVMSetModuleDataLayout(M, DL);
+    LLVMSetModuleDataLayout(X->M, DL);
     LLVMDisposeTargetData(DL);
     LLVMDisposeTargetMachine(TM);
+    return true;
+}
 
-    /* printf: the hooks' markers -> ockl calls while the formats can still be found (amdgpu_printf.c); ockl
-     * itself is linked below with the other device libraries */
-    if (!amdgpu_lower_printf(M, t, d)) ok = false;
-    LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
-    /* LDS per kernel: its own window global holding the statics it can name (emit_module lays them out per
-     * kernel: emit_kernel.static_smem), the dynamic part = the external zero-size array the back end places after
-     * ALL static LDS of the kernel (its window, the hooks' private words if reachable), at the array's alignment.
-     * Offsets into the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately,
-     * so a kernel's group segment holds only what it uses (not the whole module's shared memory). */
-    if (ok) drop_unread_ctx(L, m);
-    if (desc->nkernels && ok) {
-        uint64_t dyn_align = desc->dyn_align;
-        LLVMValueRef dyn = LLVMAddGlobalInAddressSpace(M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
-        LLVMSetLinkage(dyn, LLVMExternalLinkage);
-        LLVMSetAlignment(dyn, (unsigned)(dyn_align > 16 ? dyn_align : 16));
-        for (unsigned i = 0; i < desc->nkernels && ok; i++) {
-            const emit_kernel *kd = &desc->kernels[i];
-            LLVMValueRef win = NULL;
-            uint64_t st = kd->static_smem;
-            if (st) {
-                size_t nl = strlen(kd->name);
-                char *wn = malloc(nl + 16);
-                snprintf(wn, nl + 16, "__p2n_lds.%s", kd->name);
-                LLVMTypeRef ty = LLVMArrayType2(L->i8, st);
-                win = LLVMAddGlobalInAddressSpace(M, ty, wn, 3);
-                free(wn);
-                LLVMSetInitializer(win, LLVMGetPoison(ty));
-                LLVMSetLinkage(win, LLVMInternalLinkage);
-                LLVMSetAlignment(win, kd->smem_align);
-            }
-            if (!wrap_kernel(L, kd, win, dyn)) {
-                diag_plain(d, "error", "internal compiler error: kernel '%s': parameter layout not increasing, or "
-                           "no body emitted", kd->name);
-                *internal = true;
-                ok = false;
-            }
+bool amdgpu_pass_drop_unread_ctx(llvm_pass_ctx *X) {
+    lower L = lower_begin(X);
+    drop_unread_ctx(&L, X->m);
+    LLVMDisposeBuilder(L.B);
+    return true;
+}
+
+/* LDS per kernel: its own window global holding the statics it can name (emit_module lays them out per kernel:
+ * emit_kernel.static_smem), the dynamic part = the external zero-size array the back end places after ALL static
+ * LDS of the kernel (its window, the hooks' private words if reachable), at the array's alignment. Offsets into
+ * the window stay what the emission computed; LLVM's LDS lowering packs each kernel separately, so a kernel's
+ * group segment holds only what it uses (not the whole module's shared memory). */
+bool amdgpu_pass_kernel_wrappers(llvm_pass_ctx *X) {
+    const emit_desc *desc = X->desc;
+    if (!desc->nkernels) return true;
+    lower LL = lower_begin(X), *L = &LL;
+    bool ok = true;
+    uint64_t dyn_align = desc->dyn_align;
+    LLVMValueRef dyn = LLVMAddGlobalInAddressSpace(X->M, LLVMArrayType2(L->i8, 0), "__p2n_dyn_lds", 3);
+    LLVMSetLinkage(dyn, LLVMExternalLinkage);
+    LLVMSetAlignment(dyn, (unsigned)(dyn_align > 16 ? dyn_align : 16));
+    for (unsigned i = 0; i < desc->nkernels && ok; i++) {
+        const emit_kernel *kd = &desc->kernels[i];
+        LLVMValueRef win = NULL;
+        uint64_t st = kd->static_smem;
+        if (st) {
+            size_t nl = strlen(kd->name);
+            char *wn = malloc(nl + 16);
+            snprintf(wn, nl + 16, "__p2n_lds.%s", kd->name);
+            LLVMTypeRef ty = LLVMArrayType2(L->i8, st);
+            win = LLVMAddGlobalInAddressSpace(X->M, ty, wn, 3);
+            free(wn);
+            LLVMSetInitializer(win, LLVMGetPoison(ty));
+            LLVMSetLinkage(win, LLVMInternalLinkage);
+            LLVMSetAlignment(win, kd->smem_align);
+        }
+        if (!wrap_kernel(L, kd, win, dyn)) {
+            diag_plain(X->d, "error", "internal compiler error: kernel '%s': parameter layout not increasing, or "
+                       "no body emitted", kd->name);
+            X->internal = true;
+            ok = false;
         }
     }
-    /* the host descriptor and runtime-table pointer mean nothing here */
+    LLVMDisposeBuilder(L->B);
+    return ok;
+}
+
+/* the host descriptor and runtime-table pointer mean nothing here; nor do private globals nothing uses */
+bool amdgpu_pass_drop_host_globals(llvm_pass_ctx *X) {
+    LLVMModuleRef M = X->M;
+    LLVMValueRef mod = LLVMGetNamedGlobal(M, "__p2n_module");
     if (mod) LLVMDeleteGlobal(mod);
     LLVMValueRef rt = LLVMGetNamedGlobal(M, "__p2n_rt");
     if (rt && !LLVMGetFirstUse(rt)) LLVMDeleteGlobal(rt);
@@ -355,21 +376,47 @@ bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, 
             nx = LLVMGetNextGlobal(g);
             if (LLVMGetLinkage(g) == LLVMPrivateLinkage && !LLVMGetFirstUse(g)) LLVMDeleteGlobal(g);
         }
-    /* device-library math (ocml) before the FP attributes below, which then cover the library code too */
-    if (ok && !amdgpu_link_devlibs(C, M, t, d, internal)) ok = false;
-    /* FP environment: IEEE denormals for f32 and f16/f64 in every function (descriptor FLOAT_DENORM_MODE_* =
-     * flush none). .ftz is emitted explicitly and directed rounding in software (emit_float.c), so the mode
-     * register never changes inside a kernel (docs/amdgpu.md "FP modes"). */
-    for (LLVMValueRef f = LLVMGetFirstFunction(M); f; f = LLVMGetNextFunction(f)) {
+    return true;
+}
+
+/* FP environment: IEEE denormals for f32 and f16/f64 in every function (descriptor FLOAT_DENORM_MODE_* = flush
+ * none). .ftz is emitted explicitly and directed rounding in software (emit_float.c), so the mode register never
+ * changes inside a kernel (docs/amdgpu.md "FP modes"). After amdgpu-link-devlibs, so that the attributes cover
+ * the library code (ocml) too. */
+bool amdgpu_pass_fp_env(llvm_pass_ctx *X) {
+    lower L = lower_begin(X);
+    for (LLVMValueRef f = LLVMGetFirstFunction(X->M); f; f = LLVMGetNextFunction(f)) {
         if (!LLVMGetFirstBasicBlock(f)) continue;
-        add_str_attr(L, f, "denormal-fp-math", "ieee,ieee");
-        add_str_attr(L, f, "denormal-fp-math-f32", "ieee,ieee");
+        add_str_attr(&L, f, "denormal-fp-math", "ieee,ieee");
+        add_str_attr(&L, f, "denormal-fp-math-f32", "ieee,ieee");
     }
-    retarget_globals(L);
-    retarget_allocas(L);
-    lower_exit(L);
-    LLVMMetadataRef v = LLVMValueAsMetadata(k32(L, 500));
-    LLVMAddModuleFlag(M, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, v);
-    LLVMDisposeBuilder(L->B);
-    return ok;
+    LLVMDisposeBuilder(L.B);
+    return true;
+}
+
+bool amdgpu_pass_retarget_globals(llvm_pass_ctx *X) {
+    lower L = lower_begin(X);
+    retarget_globals(&L);
+    LLVMDisposeBuilder(L.B);
+    return true;
+}
+
+bool amdgpu_pass_retarget_allocas(llvm_pass_ctx *X) {
+    lower L = lower_begin(X);
+    retarget_allocas(&L);
+    LLVMDisposeBuilder(L.B);
+    return true;
+}
+
+bool amdgpu_pass_lower_exit(llvm_pass_ctx *X) {
+    lower L = lower_begin(X);
+    lower_exit(&L);
+    LLVMDisposeBuilder(L.B);
+    return true;
+}
+
+bool amdgpu_pass_code_object_version(llvm_pass_ctx *X) {
+    LLVMMetadataRef v = LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(X->C), 500, 0));
+    LLVMAddModuleFlag(X->M, LLVMModuleFlagBehaviorError, "amdhsa_code_object_version", 26, v);
+    return true;
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
+#include "llvm_pass.h"
 #include "../llvm/printf_format.h"
 
 #define AMDGPU_VPRINTF_MARKER "__p2n_amd_vprintf"
@@ -185,3 +186,7 @@ bool amdgpu_lower_printf(LLVMModuleRef M, const target_desc *t, p2n_diags *d) {
     if (ok) LLVMDeleteFunction(marker); /* no uses left */
     return ok;
 }
+
+/* The lowering list's amdgpu-lower-printf pass: before optimisation, while the formats can still be found; ockl
+ * itself is linked by amdgpu-link-devlibs with the other device libraries. */
+bool amdgpu_pass_lower_printf(llvm_pass_ctx *X) { return amdgpu_lower_printf(X->M, X->t, X->d); }

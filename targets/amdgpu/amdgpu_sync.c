@@ -1,4 +1,4 @@
-/* amdgpu_sync.c — the CUDA warp collectives beyond shfl/vote (redux, match, elect) and the barriers s_barrier
+/* amdgpu_sync.c — the CUDA warp collectives (shfl, vote, redux, match, elect) and the barriers s_barrier
  * alone cannot express (named barriers, thread counts, bar.arrive, bar.red) for AMDGPU, with the CUDA 32-lane
  * semantics of the host runtime (driver-stub/cpu/cpu_exec.c) on wave32 and on wave64 (two CUDA warps per
  * wave: every loop below runs per 32-lane half and only reads lanes of its own half).
@@ -123,12 +123,11 @@ void amd_warp_matrix(emit_ctx *E, LLVMValueRef *a) {
         emit_unsupported(E, "warp matrix operation (no lowering for this shape)");
 }
 
-/* a: ctx membermask leader_ptr: the lowest participating lane leads (its %laneid is the result) */
-LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a) {
-    LLVMValueRef l = lanes_cttz32(E, members(E, a[1]));
-    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, amd_laneid(E), l, ""), E->i32, ""), a[2]);
-    return l;
-}
+/* a: ctx membermask leader_ptr: the lowest participating lane leads (its %laneid is the result) (emit_lanes.c) */
+LLVMValueRef amd_elect(emit_ctx *E, LLVMValueRef *a) { return lanes_elect(E, &amd_lanes, a); }
+
+/* a: ctx mode pred membermask: vote.sync on the warp's ballot (emit_lanes.c) */
+LLVMValueRef amd_vote(emit_ctx *E, LLVMValueRef *a) { return lanes_vote(E, &amd_lanes, a); }
 
 /* ------------------------------------------------------------------ barriers */
 

@@ -17,10 +17,6 @@ static void amdgpu_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ct
     LLVMBuildCall2(B, LLVMIntrinsicGetType(C, id, NULL, 0), f, NULL, 0, "");
 }
 
-static bool amdgpu_lower_pass(llvm_pass_ctx *X) {
-    return amdgpu_lower_module(X->C, X->M, X->m, X->desc, X->t, X->d, &X->internal);
-}
-
 static bool amdgpu_forward_kernarg_pass(llvm_pass_ctx *X) {
     if (X->opt->opt_level > 0) amdgpu_forward_kernarg_copies(X->M);
     return true;
@@ -45,11 +41,24 @@ static int amdgpu_finish(const target_desc *t, LLVMModuleRef M, const void *cons
     return P2N_OK;
 }
 
-/* (the emitted module becomes valid only when amdgpu_lower_module has moved its allocas to addrspace(5), the
- * recursion transform's included) */
+/* the emitted module -> an AMDGPU module (amdgpu_lower.c). The emission's allocas are in address space 0, which
+ * the verifier refuses in an amdgcn module ("alloca on amdgpu must be in addrspace(5)"): the module is valid only
+ * once amdgpu-retarget-allocas has moved them (the recursion transform's included), so the passes before it are
+ * unverified. The order matters: printf before the device libraries (ockl), the libraries before the FP
+ * attributes (which cover their code), the data layout before everything that builds allocas. */
 static const llvm_pass amdgpu_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, true},
-    {"amdgpu-lower", amdgpu_lower_pass, false},
+    {"amdgpu-data-layout", amdgpu_pass_data_layout, true},
+    {"amdgpu-lower-printf", amdgpu_pass_lower_printf, true},
+    {"amdgpu-drop-unread-ctx", amdgpu_pass_drop_unread_ctx, true},
+    {"amdgpu-kernel-wrappers", amdgpu_pass_kernel_wrappers, true},
+    {"amdgpu-drop-host-globals", amdgpu_pass_drop_host_globals, true},
+    {"amdgpu-link-devlibs", amdgpu_pass_link_devlibs, true},
+    {"amdgpu-fp-env", amdgpu_pass_fp_env, true},
+    {"amdgpu-retarget-globals", amdgpu_pass_retarget_globals, true},
+    {"amdgpu-retarget-allocas", amdgpu_pass_retarget_allocas, false},
+    {"amdgpu-lower-exit", amdgpu_pass_lower_exit, false},
+    {"amdgpu-code-object-version", amdgpu_pass_code_object_version, false},
     {NULL, NULL, false},
 };
 static const llvm_pass amdgpu_post_opt[] = {

@@ -23,13 +23,24 @@ extern const char *const amdgpu_syncscopes[P2N_SCOPE_COUNT];
 /* LLVM's AMDGPU target; called once from codegen's init. */
 void amdgpu_init_llvm(void);
 
-/* After emit_module (host model: ctx + runtime calls replaced by the hooks): amdgpu_kernel wrappers whose
- * explicit kernel arguments are the PTX parameter buffer, the ctx built from workitem/workgroup ids and the
- * dispatch packet, LDS for .shared, globals in addrspace(1), allocas in addrspace(5), COV5 module flag,
- * workgroup-scope fences around s_barrier. False: diagnosed (internal set when it is our bug). */
-struct emit_desc; /* emission's description of the module (targets/llvm/emit.h): kernels, layouts, LDS */
-bool amdgpu_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const struct emit_desc *desc,
-                         const target_desc *t, p2n_diags *d, bool *internal);
+/* After emit_module (host model: ctx + runtime calls replaced by the hooks): the target's lowering list
+ * (amdgpu_target.c), in this order: the AMDGPU data layout, printf markers as ockl calls (amdgpu_printf.c), no ctx
+ * where no device function reads it, amdgpu_kernel wrappers whose explicit kernel arguments are the PTX parameter
+ * buffer (the ctx built from the dispatch packet, LDS for .shared), the host-only globals dropped, the device
+ * libraries linked (amdgpu_devlibs.c), IEEE denormals, globals in addrspace(1), allocas in addrspace(5), kernel
+ * exit as a return, the COV5 module flag (amdgpu_lower.c). False: diagnosed (internal set when it is our bug). */
+struct llvm_pass_ctx;
+bool amdgpu_pass_data_layout(struct llvm_pass_ctx *X);
+bool amdgpu_pass_lower_printf(struct llvm_pass_ctx *X);
+bool amdgpu_pass_drop_unread_ctx(struct llvm_pass_ctx *X);
+bool amdgpu_pass_kernel_wrappers(struct llvm_pass_ctx *X);
+bool amdgpu_pass_drop_host_globals(struct llvm_pass_ctx *X);
+bool amdgpu_pass_link_devlibs(struct llvm_pass_ctx *X);
+bool amdgpu_pass_fp_env(struct llvm_pass_ctx *X);
+bool amdgpu_pass_retarget_globals(struct llvm_pass_ctx *X);
+bool amdgpu_pass_retarget_allocas(struct llvm_pass_ctx *X);
+bool amdgpu_pass_lower_exit(struct llvm_pass_ctx *X);
+bool amdgpu_pass_code_object_version(struct llvm_pass_ctx *X);
 
 /* After the optimiser (codegen.c): a kernel's private copy of kernarg bytes (nvcc's .local copy of a by-value
  * struct parameter it indexes dynamically) is read from the kernarg segment instead of scratch. */

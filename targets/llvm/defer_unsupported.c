@@ -208,8 +208,8 @@ static char *stub_message(emit_ctx *E, const char *what, uint32_t fi) {
 }
 
 /* A DEFER_ABSENT kernel leaves the module: its function (and thread-loop entry) is deleted and the IR marks it
- * bodiless, so that no kernel table, wrapper or metadata names it (emit_descriptor, spirv_lower_module,
- * amdgpu_lower_module skip kernels without a body). False when something still uses the function. */
+ * bodiless, so that no kernel table, wrapper or metadata names it (emit_descriptor and the SPIR-V and
+ * AMDGPU kernel-wrapper passes skip kernels without a body). False when something still uses the function. */
 static bool drop_kernel(emit_ctx *E, uint32_t fi) {
     defer_fn *df = &E->defer->fn[fi];
     LLVMValueRef k = E->fn[fi];

@@ -498,7 +498,7 @@ bool llvm_eliminate_recursion(LLVMModuleRef M, const target_desc *t, unsigned st
     }
     free(mem);
     rec_graph_free(&G);
-    /* the pass runner verifies the module (llvm_pass.c; AMDGPU: only after amdgpu_lower_module has moved the
-     * allocas to addrspace(5), ours included) */
+    /* the pass runner verifies the module (llvm_pass.c; AMDGPU: only after amdgpu-retarget-allocas has moved
+     * the allocas to addrspace(5), ours included) */
     return ok;
 }

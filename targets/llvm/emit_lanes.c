@@ -19,6 +19,32 @@ static LLVMValueRef members(emit_ctx *E, const lane_ops *L, LLVMValueRef mask) {
     return LLVMBuildAnd(BLD, L->ballot(E, ci(E->i1, 1)), mask, "");
 }
 
+/* vote.sync: the ballot of the members' predicates, or whether it is every member's (all), some member's
+ * (any), or every or no member's (uni) */
+LLVMValueRef lanes_vote(emit_ctx *E, const lane_ops *L, LLVMValueRef *a) {
+    unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
+    LLVMValueRef pred = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
+    LLVMValueRef b = LLVMBuildAnd(BLD, L->ballot(E, pred), a[3], "");
+    if (mode == P2N_VOTE_BALLOT) return b;
+    LLVMValueRef act = members(E, L, a[3]);
+    LLVMValueRef r;
+    if (mode == P2N_VOTE_ANY) r = LLVMBuildICmp(BLD, LLVMIntNE, b, c32(E, 0), "");
+    else if (mode == P2N_VOTE_ALL) r = LLVMBuildICmp(BLD, LLVMIntEQ, b, act, "");
+    else {
+        LLVMValueRef none = LLVMBuildICmp(BLD, LLVMIntEQ, b, c32(E, 0), "");
+        LLVMValueRef all = LLVMBuildICmp(BLD, LLVMIntEQ, b, act, "");
+        r = LLVMBuildOr(BLD, none, all, "");
+    }
+    return LLVMBuildZExt(BLD, r, E->i32, "");
+}
+
+/* elect.sync: the lowest member leads; *leader_ptr = whether this lane is it */
+LLVMValueRef lanes_elect(emit_ctx *E, const lane_ops *L, LLVMValueRef *a) {
+    LLVMValueRef l = lanes_cttz32(E, members(E, L, a[1]));
+    LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, L->laneid(E), l, ""), E->i32, ""), a[2]);
+    return l;
+}
+
 /* the i64 match value as two i32 halves; hi is NULL for a zero-extended b32 value (one lane read per compare) */
 static void split64(emit_ctx *E, LLVMValueRef v, LLVMValueRef *lo, LLVMValueRef *hi) {
     if (LLVMIsAZExtInst(v) && LLVMTypeOf(LLVMGetOperand(v, 0)) == E->i32) {

@@ -34,6 +34,11 @@ LLVMValueRef lanes_shfl(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
  * of its lanes with the (for .and: negated) predicate to the sync word LANES_WORD_RED of barrier id, a barrier
  * (L->red_barrier), everyone reads the total, a second barrier, every group takes its part back out */
 LLVMValueRef lanes_barrier_red(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
+/* vote.sync (a: ctx mode(P2N_VOTE_*, constant) pred(i32) membermask) -> i32: the members' ballot, or 0/1 */
+LLVMValueRef lanes_vote(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
+/* elect.sync (a: ctx membermask leader_ptr) -> the leader's %laneid (the lowest member); *leader_ptr = i32 "this
+ * lane leads" */
+LLVMValueRef lanes_elect(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 /* a: ctx value(i64) membermask -> i32 lanes holding this lane's value */
 LLVMValueRef lanes_match_any(emit_ctx *E, const lane_ops *L, LLVMValueRef *a);
 /* a: ctx value(i64) membermask pred_ptr -> members, or 0; *pred_ptr = all equal */

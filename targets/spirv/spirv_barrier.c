@@ -4,8 +4,10 @@
  * Workgroup word with workgroup-scope atomics and a spin-wait, which needs forward progress between sub-groups (Intel GPUs give it;
  * PoCL's CPU device, P2N_LACKS_FORWARD_PROGRESS, does not: diagnosed there). */
 #include <stdio.h>
+#include <string.h>
 
 #include "host_abi.h"
+#include "llvm_pass.h"
 #include "spirv_collectives.h"
 #include "spirv_target.h"
 
@@ -203,4 +205,28 @@ LLVMValueRef spirv_barrier_red_atomic(emit_ctx *E, LLVMValueRef *a) {
     LLVMBuildAtomicRMWSyncScope(BLD, LLVMAtomicRMWBinOpSub, w, part, LLVMAtomicOrderingMonotonic, wg_scope(E));
     if (op == P2N_RED_POPC) return tot;
     return LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, op == P2N_RED_AND ? LLVMIntEQ : LLVMIntNE, tot, c32(E, 0), ""), E->i32, "");
+}
+
+static bool is_barrier_call(LLVMValueRef I) {
+    if (!I || !LLVMIsACallInst(I)) return false;
+    LLVMValueRef f = LLVMGetCalledValue(I);
+    if (!f || !LLVMIsAFunction(f)) return false;
+    size_t len;
+    const char *n = LLVMGetValueName2(f, &len);
+    return strstr(n, "__spirv_ControlBarrier") != NULL;
+}
+
+/* The lowering list's spirv-drop-barrier-fences pass: the fences the shared emission puts around a barrier go,
+ * as the OpControlBarrier carries their semantics; the other fences become __spirv_MemoryBarrier with their
+ * scope after O2 (spirv_atomics.c). */
+bool spirv_pass_drop_barrier_fences(llvm_pass_ctx *X) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(X->M); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb), next; I; I = next) {
+                next = LLVMGetNextInstruction(I);
+                if (LLVMGetInstructionOpcode(I) != LLVMFence) continue;
+                if (is_barrier_call(LLVMGetPreviousInstruction(I)) || is_barrier_call(next))
+                    LLVMInstructionEraseFromParent(I);
+            }
+    return true;
 }

@@ -2,19 +2,19 @@
  * (P2N_LACKS_FAULT_ISOLATION: PoCL's CPU device runs work-groups on its own threads, where a SIGSEGV cannot be
  * turned into an error of the launch; the CPU backend does that on its fibers).
  *
- * spirv_lower_module marks the module (named metadata SPIRV_FAULTS_MD) and gives its kernels the error record
- * argument (spirv_trap.c). After O2 (pass spirv-check-faults, once the registers are SSA values and the vprintf
- * buffers forwarded) every load, store, atomicrmw and cmpxchg through a CrossWorkgroup or generic pointer tests
- * its address. Below 4096 (the null page, never mapped on the hosts PoCL runs on) the access goes elsewhere
- * instead (loads read a constant zero block, stores and atomics write a private scratch block) and the address is
- * noted in a private word; at each return of the function, a noted address makes the first such work-item of the
- * launch claim the error record with code SPIRV_TRAP_ILLEGAL_ADDRESS and write the address, %ctaid and %tid into
- * it (so the launch returns CUDA_ERROR_ILLEGAL_ADDRESS, driver-stub/spirv_record.c). No branch at the access, so
- * loops stay vectorisable (a branch per access cost the bench's tiled matmul 12x). The work-item does not
- * return early: one that leaves before a work-group barrier the others still reach crashes PoCL 3.1 (or runs
- * the rest of the kernel with garbage, ctrl/exit_then_barrier), and the launch has failed anyway (CUDA leaves
- * memory undefined after an illegal address, and the context is lost). Reads of the null page return zeros, so
- * loops over null data end.
+ * The lowering pass spirv-mark-module marks the module (named metadata SPIRV_FAULTS_MD and "trap"), so that
+ * spirv-kernel-wrappers give its kernels the error record argument (spirv_trap.c). After O2 (pass
+ * spirv-check-faults, once the registers are SSA values and the vprintf buffers forwarded) every load, store,
+ * atomicrmw and cmpxchg through a CrossWorkgroup or generic pointer tests its address. Below 4096 (the null page,
+ * never mapped on the hosts PoCL runs on) the access goes elsewhere instead (loads read a constant zero block,
+ * stores and atomics write a private scratch block) and the address is noted in a private word; at each return of
+ * the function, a noted address makes the first such work-item of the launch claim the error record with code
+ * SPIRV_TRAP_ILLEGAL_ADDRESS and write the address, %ctaid and %tid into it (so the launch returns
+ * CUDA_ERROR_ILLEGAL_ADDRESS, driver-stub/spirv_record.c). No branch at the access, so loops stay vectorisable (a
+ * branch per access cost the bench's tiled matmul 12x). The work-item does not return early: one that leaves before
+ * a work-group barrier the others still reach crashes PoCL 3.1 (or runs the rest of the kernel with garbage,
+ * ctrl/exit_then_barrier), and the launch has failed anyway (CUDA leaves memory undefined after an illegal address,
+ * and the context is lost). Reads of the null page return zeros, so loops over null data end.
  *
  * The record pointer reaches non-inlined functions through an internal program-scope variable that every kernel
  * sets at entry: per kernel object on PoCL, and the same value (the module's record) in every launch, so the

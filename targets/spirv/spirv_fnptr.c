@@ -6,6 +6,7 @@
  * that is no function's id takes the trap path (spirv_trap.c), as a jump to garbage faults on a GPU. */
 #include <stdlib.h>
 
+#include "llvm_pass.h"
 #include "spirv_target.h"
 
 /* ids: (k + 1) * 16 — non-zero (null tests), 16-byte aligned like real code addresses */
@@ -103,4 +104,12 @@ bool spirv_lower_fnptrs(LLVMContextRef C, LLVMModuleRef M) {
     free(fs);
     LLVMDisposeBuilder(B);
     return ok;
+}
+
+/* The lowering list's spirv-fnptrs pass: first, as an unknown id traps, and a module that traps takes the error
+ * record (spirv-mark-module looks for trap markers after it). */
+bool spirv_pass_fnptrs(llvm_pass_ctx *X) {
+    if (spirv_lower_fnptrs(X->C, X->M)) return true;
+    diag_plain(X->d, "error", "unsupported PTX construct for target %s: indirect call of a non-.func type", X->t->name);
+    return false;
 }

@@ -9,12 +9,15 @@
  * SPIRV_CTX_GBUF. Each use of such a global in a function of the shared emission becomes `base + offset`,
  * with base loaded from the function's ctx once at its entry; the constant expressions around the use
  * (addrspacecast, GEP, ptrtoint ...) are rebuilt as instructions. The globals themselves stay, as the initial
- * values: `__p2n_globals(out, buf)` (spirv_lower.c), which the runtime runs once after loading the module,
+ * values: `__p2n_globals(out, buf)` (spirv_pass_globals below), which the runtime runs once after loading the module,
  * copies each into its slot, rewrites the addresses of other globals inside the initializers (emit_module.c's
  * packed structs of byte strings and 64-bit addresses) to their slots, and writes the slots' addresses to out. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../llvm/emit.h"
+#include "llvm_pass.h"
 #include "spirv_target.h"
 
 typedef struct {
@@ -223,4 +226,54 @@ uint64_t spirv_globals_bytes(LLVMModuleRef M, unsigned as_global) {
     free(L.g);
     free(L.off);
     return L.bytes;
+}
+
+/* The lowering list's spirv-globals pass (after spirv-kernel-wrappers and spirv-traps):
+ * __p2n_globals(ulong addrspace(1) *out[, buffer]) writes every module-scope global's address (a "global NAME
+ * SIZE INDEX" entry each), then with gbuf (the "gbuf BYTES" entry spirv-mark-module wrote) the module variables
+ * move into the buffer. */
+bool spirv_pass_globals(llvm_pass_ctx *X) {
+    LLVMContextRef C = X->C;
+    LLVMModuleRef M = X->M;
+    const emit_desc *desc = X->desc;
+    unsigned as_global = X->t->as_global;
+    LLVMTypeRef i64 = LLVMInt64TypeInContext(C), g1ptr = LLVMPointerTypeInContext(C, as_global);
+    uint64_t gbuf = 0;
+    spirv_meta_find(M, "gbuf", &gbuf);
+    unsigned ng = 0;
+    LLVMValueRef *gs = calloc(desc->nglobals + 1, sizeof *gs);
+    for (uint32_t i = 0; i < desc->nglobals; i++) {
+        const emit_global *eg = &desc->globals[i];
+        if (eg->space != IR_S_GLOBAL && eg->space != IR_S_CONST) continue;
+        LLVMValueRef g = LLVMGetNamedGlobal(M, eg->name);
+        if (!g || !LLVMGetInitializer(g)) continue;
+        gs[ng] = g;
+        size_t n = strlen(eg->name) + 64;
+        char *entry = malloc(n);
+        snprintf(entry, n, "global %s %llu %u", eg->name, (unsigned long long)eg->size, ng);
+        spirv_add_meta(M, entry);
+        free(entry);
+        ng++;
+    }
+    if (ng || gbuf) {
+        LLVMBuilderRef B = LLVMCreateBuilderInContext(C);
+        LLVMTypeRef gat[2] = {g1ptr, g1ptr}; /* (out, the module variables' buffer with gbuf) */
+        LLVMTypeRef kt = LLVMFunctionType(LLVMVoidTypeInContext(C), gat, gbuf ? 2 : 1, 0);
+        LLVMValueRef k = LLVMAddFunction(M, "__p2n_globals", kt);
+        LLVMSetFunctionCallConv(k, 76 /* SPIR_KERNEL */);
+        LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, k, "entry"));
+        for (unsigned i = 0; i < ng; i++) {
+            LLVMValueRef o = LLVMConstInt(i64, i, 0);
+            LLVMValueRef dst = LLVMBuildGEP2(B, i64, LLVMGetParam(k, 0), &o, 1, "");
+            LLVMBuildStore(B, LLVMBuildPtrToInt(B, gs[i], i64, ""), dst);
+        }
+        LLVMBuildRetVoid(B);
+        LLVMDisposeBuilder(B);
+    }
+    free(gs);
+    if (gbuf && !spirv_relocate_globals(C, M, as_global, X->d)) {
+        X->internal = true;
+        return false;
+    }
+    return true;
 }

@@ -146,28 +146,9 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
         return NULL;
     case RT_SHFL: /* (ctx, mode, value, b, c, membermask, *in_range): the source lane's value by shuffle */
         return lanes_shfl(E, &spirv_lanes, a);
-    case RT_VOTE: {
-        unsigned mode = (unsigned)LLVMConstIntGetZExtValue(a[1]);
-        LLVMValueRef p = LLVMBuildICmp(BLD, LLVMIntNE, a[2], c32(E, 0), "");
-        if (mode == P2N_VOTE_BALLOT) return LLVMBuildAnd(BLD, ballot(E, p), a[3], "");
-        LLVMValueRef bits = LLVMBuildAnd(BLD, ballot(E, p), a[3], "");
-        LLVMValueRef act = LLVMBuildAnd(BLD, ballot(E, ci(E->i1, 1)), a[3], "");
-        LLVMValueRef r;
-        if (mode == P2N_VOTE_ALL) r = LLVMBuildICmp(BLD, LLVMIntEQ, bits, act, "");
-        else if (mode == P2N_VOTE_ANY) r = LLVMBuildICmp(BLD, LLVMIntNE, bits, c32(E, 0), "");
-        else r = LLVMBuildOr(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, bits, act, ""), LLVMBuildICmp(BLD, LLVMIntEQ, bits, c32(E, 0), ""), "");
-        return LLVMBuildZExt(BLD, r, E->i32, "");
-    }
+    case RT_VOTE: return lanes_vote(E, &spirv_lanes, a); /* (ctx, mode, pred, membermask) */
     case RT_ACTIVEMASK: return ballot(E, ci(E->i1, 1));
-    case RT_ELECT: {
-        /* (ctx, membermask, *is_leader) -> leader lane */
-        LLVMValueRef m = LLVMBuildAnd(BLD, ballot(E, ci(E->i1, 1)), a[1], "");
-        LLVMValueRef tz[2] = {m, ci(E->i1, 0)};
-        LLVMTypeRef t32 = E->i32;
-        LLVMValueRef leader = intrin(E, "llvm.cttz", &t32, 1, tz, 2);
-        LLVMBuildStore(BLD, LLVMBuildZExt(BLD, LLVMBuildICmp(BLD, LLVMIntEQ, leader, lane(E), ""), E->i32, ""), a[2]);
-        return leader;
-    }
+    case RT_ELECT: return lanes_elect(E, &spirv_lanes, a); /* (ctx, membermask, *is_leader) -> leader lane */
     case RT_REDUX: {
         /* (ctx, op, value, membermask): full-warp reduction */
         /* 1.2 has no non-uniform reductions; the KHR ones reduce over all active lanes, so a partial membermask

@@ -1,17 +1,24 @@
 /* spirv_lower.c — turns the module the shared emission produced (kernels `void(params*, ctx*)`, generic
- * pointers) into an OpenCL SPIR-V module:
- *  - one spir_kernel per PTX entry: the PTX parameters as kernel arguments (scalars by value, aggregates
- *    byval), then `__local` window for .shared (static + dynamic bytes) and the dynamic byte count (i32); it
- *    builds the parameter buffer and the thread context (host_abi.h layout) from OpenCL builtins and calls
- *    the body; sub-group size pinned to 32 (!intel_reqd_sub_group_size);
- *  - the fences that surround a barrier are dropped (the OpControlBarrier carries the semantics); the
- *    others, and all atomics, become __spirv_* calls after O2 (spirv_atomics.c);
- *  - `__p2n_globals(ulong *out)`: a kernel writing the address of every module-scope global, so runtimes
- *    without a global-pointer query can implement cuModuleGetGlobal;
- *  - the ABI metadata (named metadata p2n.spirv, written as OpModuleProcessed by spirv_finish);
- *  - function pointers as integer ids + indirect calls as switches (spirv_fnptr.c), trap/assert/exit as an
- *    error record + early return (spirv_trap.c);
- *  - checks for what SPIR-V cannot express (unresolved imports). */
+ * pointers) into an OpenCL SPIR-V module. The SPIR-V target's lowering list (spirv_target.c) runs these
+ * passes in this order, each in the file of its concern:
+ *  - spirv-fnptrs: function pointers as integer ids + indirect calls as switches (spirv_fnptr.c); first, as
+ *    an unknown id traps and a module that traps takes the error record;
+ *  - spirv-mark-module: the ABI metadata that decides the kernels' trailing arguments (here): faults, heap,
+ *    trap, gbuf. The later passes read these entries back from the module, never from pass-local state;
+ *  - spirv-is-local: isspacep.local by the work-item's local window (spirv_private.c);
+ *  - spirv-kernel-wrappers: one spir_kernel per PTX entry (here): the PTX parameters as kernel arguments
+ *    (scalars by value, aggregates byval), then `__local` window for .shared (static + dynamic bytes) and the
+ *    dynamic byte count (i32); it builds the parameter buffer and the thread context (host_abi.h layout) from
+ *    OpenCL builtins and calls the body; sub-group size pinned to 32 (!intel_reqd_sub_group_size);
+ *  - spirv-traps: trap/assert/exit as an error record + early return (spirv_trap.c);
+ *  - spirv-globals: `__p2n_globals(ulong *out)`, a kernel writing the address of every module-scope global, so
+ *    runtimes without a global-pointer query can implement cuModuleGetGlobal, and the module variables moved
+ *    into the runtime's buffer with gbuf (spirv_globals.c);
+ *  - spirv-drop-barrier-fences: the fences that surround a barrier are dropped (spirv_barrier.c; the
+ *    OpControlBarrier carries the semantics); the others, and all atomics, become __spirv_* calls after O2
+ *    (spirv_atomics.c);
+ *  - spirv-check-calls: what SPIR-V cannot express (unresolved imports, indirect calls) (here).
+ * The ABI metadata (named metadata p2n.spirv) is written as OpModuleProcessed by spirv_finish. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +31,6 @@
 #include "llvm_pass.h"
 #include "spirv_target.h"
 #include "spirv_collectives.h"
-
-
 
 typedef struct sb {
     char *s;
@@ -48,10 +53,36 @@ static void sbf(sb *b, const char *fmt, ...) {
     b->n += (size_t)k;
 }
 
-static void add_meta(LLVMContextRef C, LLVMModuleRef M, const char *s) {
+void spirv_add_meta(LLVMModuleRef M, const char *s) {
+    LLVMContextRef C = LLVMGetModuleContext(M);
     LLVMValueRef str = LLVMMDStringInContext(C, s, (unsigned)strlen(s));
     LLVMValueRef node = LLVMMDNodeInContext(C, &str, 1);
     LLVMAddNamedMetadataOperand(M, "p2n.spirv", node);
+}
+
+bool spirv_meta_find(LLVMModuleRef M, const char *key, uint64_t *value) {
+    unsigned n = LLVMGetNamedMetadataNumOperands(M, "p2n.spirv");
+    if (!n) return false;
+    LLVMValueRef *ops = calloc(n, sizeof *ops);
+    LLVMGetNamedMetadataOperands(M, "p2n.spirv", ops);
+    size_t kl = strlen(key);
+    bool found = false;
+    for (unsigned i = 0; i < n && !found; i++) {
+        unsigned len = 0;
+        const char *s = LLVMGetMDString(LLVMGetOperand(ops[i], 0), &len);
+        if (!s || len < kl || memcmp(s, key, kl) || (len > kl && s[kl] != ' ')) continue;
+        found = true;
+        if (value) {
+            char num[32] = "0";
+            if (len > kl + 1 && len - kl - 1 < sizeof num) {
+                memcpy(num, s + kl + 1, len - kl - 1);
+                num[len - kl - 1] = 0;
+            }
+            *value = strtoull(num, NULL, 10);
+        }
+    }
+    free(ops);
+    return found;
 }
 
 static LLVMValueRef builtin_id(LLVMModuleRef M, LLVMBuilderRef B, LLVMContextRef C, const char *name, unsigned dim) {
@@ -62,24 +93,40 @@ static LLVMValueRef builtin_id(LLVMModuleRef M, LLVMBuilderRef B, LLVMContextRef
     return LLVMBuildTrunc(B, LLVMBuildCall2(B, ft, f, &a, 1, ""), i32, "");
 }
 
-static bool is_barrier_call(LLVMValueRef I) {
-    if (!I || !LLVMIsACallInst(I)) return false;
-    LLVMValueRef f = LLVMGetCalledValue(I);
-    if (!f || !LLVMIsAFunction(f)) return false;
-    size_t len;
-    const char *n = LLVMGetValueName2(f, &len);
-    return strstr(n, "__spirv_ControlBarrier") != NULL;
-}
-
 static bool known_import(const char *n) {
     return !strncmp(n, "llvm.", 5) || !strncmp(n, "_Z", 2) || !strncmp(n, "__spirv_", 8) ||
            !strcmp(n, SPIRV_VPRINTF_MARKER);
 }
 
-bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const emit_desc *desc,
-                        const target_desc *t, unsigned device_lacks, p2n_diags *d, bool *internal) {
-    (void)m;
-    *internal = false;
+/* What decides the kernels' trailing arguments, as module metadata the later passes (and the runtime) read:
+ * a memory fault would kill the process, so null-page tests after O2 report it in the record (spirv_faults.c);
+ * device malloc/free find the heap through the record (spirv_heap.c); with no program-scope variables on the
+ * device, module variables live in a runtime buffer (spirv_globals.c). */
+bool spirv_pass_mark_module(llvm_pass_ctx *X) {
+    LLVMContextRef C = X->C;
+    LLVMModuleRef M = X->M;
+    unsigned lacks = X->opt->device_lacks;
+    bool faults = lacks & P2N_LACKS_FAULT_ISOLATION;
+    if (faults) LLVMAddNamedMetadataOperand(M, SPIRV_FAULTS_MD, LLVMMDNodeInContext(C, NULL, 0));
+    bool heap = spirv_module_heap(M);
+    if (heap) spirv_add_meta(M, "heap");
+    /* the trap markers are gone once spirv-traps has run: "trap" is what tells the wrappers afterwards */
+    if (spirv_module_traps(M) || faults || heap) spirv_add_meta(M, "trap");
+    uint64_t gbuf = lacks & P2N_LACKS_PROGRAM_GLOBALS ? spirv_globals_bytes(M, X->t->as_global) : 0;
+    if (gbuf) {
+        char s[48];
+        snprintf(s, sizeof s, "gbuf %llu", (unsigned long long)gbuf);
+        spirv_add_meta(M, s);
+    }
+    return true;
+}
+
+bool spirv_pass_kernel_wrappers(llvm_pass_ctx *X) {
+    LLVMContextRef C = X->C;
+    LLVMModuleRef M = X->M;
+    const emit_desc *desc = X->desc;
+    const target_desc *t = X->t;
+    p2n_diags *d = X->d;
     bool ok = true;
     LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
     LLVMTypeRef vd = LLVMVoidTypeInContext(C);
@@ -92,38 +139,16 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
 
     /* static .shared bytes (the module's one window, emission's layout): dynamic shared memory starts there */
     uint64_t smem = desc->static_smem;
-
-    /* function pointers first: an unknown one traps, and a module that traps passes the error record */
-    if (!spirv_lower_fnptrs(C, M)) {
-        diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call of a non-.func type", t->name);
-        ok = false;
-    }
-    /* a memory fault would kill the process: null-page tests after O2 report it in the record (spirv_faults.c) */
-    bool faults = device_lacks & P2N_LACKS_FAULT_ISOLATION;
-    if (faults) LLVMAddNamedMetadataOperand(M, SPIRV_FAULTS_MD, LLVMMDNodeInContext(C, NULL, 0));
-    /* device malloc/free find the heap through the record (spirv_heap.c) */
-    bool heap = spirv_module_heap(M);
-    if (heap) add_meta(C, M, "heap");
-    bool traps = spirv_module_traps(M) || faults || heap;
-    if (traps) add_meta(C, M, "trap");
-    /* no program-scope variables on the device: module variables in a runtime buffer (spirv_globals.c) */
-    uint64_t gbuf = device_lacks & P2N_LACKS_PROGRAM_GLOBALS ? spirv_globals_bytes(M, t->as_global) : 0;
-    if (gbuf) {
-        sbf(&meta, "gbuf %llu", (unsigned long long)gbuf);
-        add_meta(C, M, meta.s);
-        meta.n = 0;
-    }
-
-    spirv_lower_is_local(C, M, t->as_generic); /* isspacep.local by the local window (spirv_private.c) */
-
-    /* 1. kernel wrappers */
+    /* the trailing arguments spirv-mark-module decided */
+    bool traps = spirv_meta_find(M, "trap", NULL);
+    uint64_t gbuf = 0;
+    spirv_meta_find(M, "gbuf", &gbuf);
     unsigned mdk = LLVMGetMDKindIDInContext(C, "intel_reqd_sub_group_size", 25);
-    unsigned nkern = 0;
     for (uint32_t ki = 0; ki < desc->nkernels; ki++) {
         const emit_kernel *kd = &desc->kernels[ki];
         const char *name = kd->name;
         LLVMValueRef body = LLVMGetNamedFunction(M, name);
-        if (!body) { diag_plain(d, "error", "internal compiler error: SPIR-V: kernel '%s' not emitted", name); *internal = true; ok = false; continue; }
+        if (!body) { diag_plain(d, "error", "internal compiler error: SPIR-V: kernel '%s' not emitted", name); X->internal = true; ok = false; continue; }
         char bname[512];
         snprintf(bname, sizeof bname, "%s.p2n.body", name);
         LLVMSetValueName2(body, bname, strlen(bname));
@@ -204,62 +229,34 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
         sbf(&meta, "kernel %s %u %llu %llu", name, np, (unsigned long long)pbsize, (unsigned long long)smem);
         for (uint32_t i = 0; i < np; i++)
             sbf(&meta, " %llu:%llu", (unsigned long long)kd->params[i].offset, (unsigned long long)kd->params[i].size);
-        add_meta(C, M, meta.s);
+        spirv_add_meta(M, meta.s);
         meta.n = 0;
         if (kd->flags & P2N_KERNEL_CLUSTER_LAUNCH) { /* cluster dimensions at launch */
             sbf(&meta, "xcluster %s", name);
-            add_meta(C, M, meta.s);
+            spirv_add_meta(M, meta.s);
             meta.n = 0;
         }
         if (kd->flags & P2N_KERNEL_CLUSTER_DIMS) { /* every launch a cluster launch (the record's launch flags) */
             sbf(&meta, "rcluster %s", name);
-            add_meta(C, M, meta.s);
+            spirv_add_meta(M, meta.s);
             meta.n = 0;
         }
-        nkern++;
         free(at);
     }
 
-    /* trap/assert/exit: error record + early return (spirv_trap.c) */
-    spirv_lower_traps(C, M);
+    free(meta.s);
+    LLVMDisposeBuilder(B);
+    return ok;
+}
 
-    /* 2. globals: __p2n_globals(ulong addrspace(1) *out) writes every module-scope global's address */
-    {
-        unsigned ng = 0;
-        LLVMValueRef *gs = calloc(desc->nglobals + 1, sizeof *gs);
-        for (uint32_t i = 0; i < desc->nglobals; i++) {
-            const emit_global *eg = &desc->globals[i];
-            if (eg->space != IR_S_GLOBAL && eg->space != IR_S_CONST) continue;
-            LLVMValueRef g = LLVMGetNamedGlobal(M, eg->name);
-            if (!g || !LLVMGetInitializer(g)) continue;
-            gs[ng] = g;
-            sbf(&meta, "global %s %llu %u", eg->name, (unsigned long long)eg->size, ng);
-            add_meta(C, M, meta.s);
-            meta.n = 0;
-            ng++;
-        }
-        if (ng || gbuf) {
-            LLVMTypeRef gat[2] = {g1ptr, g1ptr}; /* (out, the module variables' buffer with gbuf) */
-            LLVMTypeRef kt = LLVMFunctionType(vd, gat, gbuf ? 2 : 1, 0);
-            LLVMValueRef k = LLVMAddFunction(M, "__p2n_globals", kt);
-            LLVMSetFunctionCallConv(k, 76);
-            LLVMPositionBuilderAtEnd(B, LLVMAppendBasicBlockInContext(C, k, "entry"));
-            for (unsigned i = 0; i < ng; i++) {
-                LLVMValueRef o = LLVMConstInt(i64, i, 0);
-                LLVMValueRef dst = LLVMBuildGEP2(B, i64, LLVMGetParam(k, 0), &o, 1, "");
-                LLVMBuildStore(B, LLVMBuildPtrToInt(B, gs[i], i64, ""), dst);
-            }
-            LLVMBuildRetVoid(B);
-        }
-        free(gs);
-        if (gbuf && !spirv_relocate_globals(C, M, t->as_global, d)) {
-            *internal = true;
-            ok = false;
-        }
-    }
-
-    /* 3. fences, indirect calls, imports */
-    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn)) {
+/* Last of the lowering list: what SPIR-V cannot express: calls of functions this module does not define (no
+ * SPIR-V linking) and indirect calls (no SPV_INTEL_function_pointers; spirv-fnptrs turned those of .func types
+ * into switches). Every one is diagnosed before failing. */
+bool spirv_pass_check_calls(llvm_pass_ctx *X) {
+    const target_desc *t = X->t;
+    p2n_diags *d = X->d;
+    bool ok = true;
+    for (LLVMValueRef fn = LLVMGetFirstFunction(X->M); fn; fn = LLVMGetNextFunction(fn)) {
         size_t len;
         const char *fname = LLVMGetValueName2(fn, &len);
         if (LLVMIsDeclaration(fn)) {
@@ -270,31 +267,17 @@ bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, c
             }
             continue;
         }
-        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
-            LLVMValueRef I = LLVMGetFirstInstruction(bb);
-            while (I) {
-                LLVMValueRef next = LLVMGetNextInstruction(I);
-                LLVMOpcode op = LLVMGetInstructionOpcode(I);
-                if (op == LLVMFence) {
-                    /* the other fences become __spirv_MemoryBarrier with their scope after O2
-                     * (spirv_atomics.c) */
-                    if (is_barrier_call(LLVMGetPreviousInstruction(I)) || is_barrier_call(next))
-                        LLVMInstructionEraseFromParent(I);
-                } else if (op == LLVMCall) {
-                    LLVMValueRef callee = LLVMGetCalledValue(I);
-                    if (!LLVMIsAFunction(callee) && !LLVMIsAInlineAsm(callee)) {
-                        diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call in '%s' "
-                                   "(SPIR-V without SPV_INTEL_function_pointers)", t->name, fname);
-                        ok = false;
-                    }
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+                if (LLVMGetInstructionOpcode(I) != LLVMCall) continue;
+                LLVMValueRef callee = LLVMGetCalledValue(I);
+                if (!LLVMIsAFunction(callee) && !LLVMIsAInlineAsm(callee)) {
+                    diag_plain(d, "error", "unsupported PTX construct for target %s: indirect call in '%s' "
+                               "(SPIR-V without SPV_INTEL_function_pointers)", t->name, fname);
+                    ok = false;
                 }
-                I = next;
             }
-        }
     }
-    (void)nkern;
-    free(meta.s);
-    LLVMDisposeBuilder(B);
     return ok;
 }
 

@@ -19,6 +19,7 @@
 
 #include <llvm-c/Target.h>
 
+#include "llvm_pass.h"
 #include "spirv_target.h"
 
 static bool generic_cast(LLVMValueRef a, unsigned as_generic) {
@@ -78,4 +79,10 @@ void spirv_lower_is_local(LLVMContextRef C, LLVMModuleRef M, unsigned as_generic
     LLVMDeleteFunction(marker);
     LLVMDisposeTargetData(TD);
     LLVMDisposeBuilder(B);
+}
+
+/* The lowering list's spirv-is-local pass (before spirv-kernel-wrappers, which start the window empty). */
+bool spirv_pass_is_local(llvm_pass_ctx *X) {
+    spirv_lower_is_local(X->C, X->M, X->t->as_generic);
+    return true;
 }

@@ -19,10 +19,6 @@ static void spirv_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ctx
     LLVMBuildCall2(B, ft, spirv_builtin(M, SPIRV_TRAP_MARKER, ft), a, 6, "");
 }
 
-static bool spirv_lower_pass(llvm_pass_ctx *X) {
-    return spirv_lower_module(X->C, X->M, X->m, X->desc, X->t, X->opt->device_lacks, X->d, &X->internal);
-}
-
 /* in a child process, so that the back end's per-process state never sees two modules */
 static bool spirv_emit_object(LLVMTargetMachineRef TM, LLVMModuleRef M, int type, char **err,
                               LLVMMemoryBufferRef *out) {
@@ -35,9 +31,17 @@ static int spirv_finish_target(const target_desc *t, LLVMModuleRef M, const void
     return spirv_finish(M, t, objs[0], lens[0], d, data, size); /* metadata, in-process validation */
 }
 
+/* the emitted module -> an OpenCL SPIR-V module (spirv_lower.c says what each pass does and why this order) */
 static const llvm_pass spirv_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, false},
-    {"spirv-lower", spirv_lower_pass, false},
+    {"spirv-fnptrs", spirv_pass_fnptrs, false},
+    {"spirv-mark-module", spirv_pass_mark_module, false},
+    {"spirv-is-local", spirv_pass_is_local, false},
+    {"spirv-kernel-wrappers", spirv_pass_kernel_wrappers, false},
+    {"spirv-traps", spirv_pass_traps, false},
+    {"spirv-globals", spirv_pass_globals, false},
+    {"spirv-drop-barrier-fences", spirv_pass_drop_barrier_fences, false},
+    {"spirv-check-calls", spirv_pass_check_calls, false},
     {NULL, NULL, false},
 };
 /* after O2: OpenCL printf calls, null-page checks (P2N_LACKS_FAULT_ISOLATION), legalisation, expansions, atomics

@@ -34,14 +34,28 @@ extern const char *const spirv_llvm_options[];
 bool spirv_emit_isolated(LLVMTargetMachineRef TM, LLVMModuleRef M, LLVMCodeGenFileType type, char **err,
                          LLVMMemoryBufferRef *out);
 
-/* After emit_module: OpenCL kernel wrappers (PTX params as kernel arguments, the ctx the shared emission
- * reads built from OpenCL builtins, a __local window for .shared), fences as __spirv_MemoryBarrier, the
- * globals-address kernel, and checks for what SPIR-V cannot express. The kernels' parameter layouts, the
- * shared window and the globals come from emission's description (emit.h emit_desc). False: diagnosed
+/* After emit_module: the target's lowering list (spirv_target.c), in this order: function pointers as ids
+ * (spirv_fnptr.c), the module's ABI markers (faults, heap, trap, gbuf), isspacep.local (spirv_private.c), OpenCL
+ * kernel wrappers (PTX params as kernel arguments, the ctx the shared emission reads built from OpenCL builtins, a
+ * __local window for .shared), trap markers (spirv_trap.c), the globals-address kernel (spirv_globals.c), the
+ * fences around barriers (spirv_barrier.c), then checks for what SPIR-V cannot express (spirv_lower.c). The
+ * kernels' parameter layouts, the shared window and the globals come from emission's description (emit.h
+ * emit_desc); what one pass decides for a later one is module metadata (spirv_meta_find). False: diagnosed
  * (internal set when it is our bug). */
-struct emit_desc;
-bool spirv_lower_module(LLVMContextRef C, LLVMModuleRef M, const ir_module *m, const struct emit_desc *desc,
-                        const target_desc *t, unsigned device_lacks, p2n_diags *d, bool *internal);
+struct llvm_pass_ctx;
+bool spirv_pass_fnptrs(struct llvm_pass_ctx *X);
+bool spirv_pass_mark_module(struct llvm_pass_ctx *X);
+bool spirv_pass_is_local(struct llvm_pass_ctx *X);
+bool spirv_pass_kernel_wrappers(struct llvm_pass_ctx *X);
+bool spirv_pass_traps(struct llvm_pass_ctx *X);
+bool spirv_pass_globals(struct llvm_pass_ctx *X);
+bool spirv_pass_drop_barrier_fences(struct llvm_pass_ctx *X);
+bool spirv_pass_check_calls(struct llvm_pass_ctx *X);
+/* The ABI strings of named metadata p2n.spirv ("kernel ...", "trap", "gbuf BYTES", ...; spirv_finish writes them
+ * as OpModuleProcessed): spirv_add_meta appends one; spirv_meta_find: whether an entry is `key` or `key N`, N in
+ * *value (value may be NULL) (spirv_lower.c). */
+void spirv_add_meta(LLVMModuleRef M, const char *s);
+bool spirv_meta_find(LLVMModuleRef M, const char *key, uint64_t *value);
 
 /* P2N_LACKS_PROGRAM_GLOBALS (spirv_globals.c): the writable CrossWorkgroup globals live in one buffer the runtime
  * allocates per module (metadata "p2n:gbuf BYTES"), a trailing kernel argument kept in the ctx at SPIRV_CTX_GBUF.
@@ -53,7 +67,7 @@ bool spirv_relocate_globals(LLVMContextRef C, LLVMModuleRef M, unsigned as_globa
 LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
 
 /* trap / __assertfail / exit-from-.func (spirv_trap.c): the hooks call SPIRV_TRAP_MARKER(ctx, i32 code,
- * msg, file, i32 line, function); spirv_lower_traps (from spirv_lower_module) turns the markers into a write
+ * msg, file, i32 line, function); spirv_lower_traps (the spirv-traps pass) turns the markers into a write
  * of the launch's error record + an early return. The record is a hidden trailing kernel argument (metadata
  * "p2n:trap") that the wrapper keeps in the thread context at SPIRV_CTX_TRAP; SPIR-V work-items also have a
  * `dead` word at SPIRV_CTX_DEAD (both after host_abi.h's fields, of which SPIR-V code uses none past CTX_RT). */
@@ -77,14 +91,14 @@ LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
  * lowered with the trap markers to a load of the record's SPIRV_REC_LAUNCH_OFF word, which the runtime writes before
  * each launch; a module that reads it takes the record */
 #define SPIRV_LAUNCH_MARKER "__p2n_spirv_launch_flags"
-/* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv_lower_module adds the named metadata SPIRV_FAULTS_MD and
+/* P2N_LACKS_FAULT_ISOLATION (spirv_faults.c): spirv-mark-module adds the named metadata SPIRV_FAULTS_MD and
  * the error record argument; after O2, spirv_check_faults (a pre_codegen pass, before the atomics are
  * lowered) makes global/generic loads, stores and atomics test their address against the null page: below 4096
  * the first one claims the record with code 4 and the access goes to a harmless block instead. Returns the
  * number of tests. */
 #define SPIRV_FAULTS_MD "p2n.spirv.faults"
 /* P2N_LACKS_SPACE_QUERY (spirv_private.c): RT_IS_LOCAL calls SPIRV_IS_LOCAL_MARKER(ctx, i64 address) -> i32;
- * spirv_lower_is_local (from spirv_lower_module) answers it with the work-item's local window, ctx words
+ * spirv_lower_is_local (the spirv-is-local pass) answers it with the work-item's local window, ctx words
  * SPIRV_CTX_LOCAL_LO/HI, widened at each function's entry by its generic-cast allocas. */
 #define SPIRV_IS_LOCAL_MARKER "__p2n_spirv_is_local"
 void spirv_lower_is_local(LLVMContextRef C, LLVMModuleRef M, unsigned as_generic);
@@ -99,7 +113,7 @@ bool spirv_module_traps(LLVMModuleRef M); /* any trap or clock marker left to lo
 /* device malloc/free (spirv_heap.c): RT_MALLOC (ctx, size) / RT_FREE (ctx, p) become calls of the internal
  * functions SPIRV_HEAP_MALLOC / SPIRV_HEAP_FREE, built on first use, which find the heap through the error
  * record (its address at SPIRV_REC_HEAP_OFF, written by the runtime); a module that calls them is marked
- * "p2n:heap" and takes the record (spirv_lower.c). */
+ * "p2n:heap" and takes the record (spirv-mark-module, spirv_lower.c). */
 struct emit_ctx;
 #define SPIRV_HEAP_MALLOC "__p2n_heap_malloc"
 #define SPIRV_HEAP_FREE "__p2n_heap_free"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "llvm_pass.h"
 #include "spirv_target.h"
 
 static LLVMValueRef ctx_gep(LLVMBuilderRef B, LLVMContextRef C, LLVMValueRef ctx, unsigned off) {
@@ -197,4 +198,11 @@ void spirv_lower_traps(LLVMContextRef C, LLVMModuleRef M) {
     free(fl);
     LLVMDeleteFunction(marker);
     LLVMDisposeBuilder(B);
+}
+
+/* The lowering list's spirv-traps pass: after spirv-kernel-wrappers, which give the kernels of a module marked
+ * "trap" the error record argument the lowered markers write. */
+bool spirv_pass_traps(llvm_pass_ctx *X) {
+    spirv_lower_traps(X->C, X->M);
+    return true;
 }
