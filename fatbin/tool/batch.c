@@ -195,7 +195,7 @@ static void rewrite_one(run *r, const input *in, const char *dest) {
                 reason = werr;
                 fprintf(stderr, "ptx2native-fatbin: %s: %s\n", path, werr);
             }
-            if (r->multi && !r->in_place && safe_parent(r->out, in->rel, err, sizeof err)) rc = P2N_FB_INTERNAL;
+            if (r->multi && !r->in_place && safe_parent(r->out, in->rel, 0, err, sizeof err)) rc = P2N_FB_INTERNAL;
             else if (write_atomic(dest, rr.data, rr.size, path, err, sizeof err)) rc = P2N_FB_INTERNAL;
             else wrote = 1;
             if (rc) {
@@ -214,7 +214,7 @@ static void rewrite_one(run *r, const input *in, const char *dest) {
      * through the JIT */
     if (!r->in_place && (r->multi || r->keep_going) && (!strcmp(status, "skipped") || (failed && r->keep_going))) {
         char cerr[2048];
-        if ((r->multi && safe_parent(r->out, in->rel, cerr, sizeof cerr)) || copy_atomic(path, dest, cerr, sizeof cerr)) {
+        if ((r->multi && safe_parent(r->out, in->rel, 0, cerr, sizeof cerr)) || copy_atomic(path, dest, cerr, sizeof cerr)) {
             fprintf(stderr, "ptx2native-fatbin: error: %s\n", cerr);
             set_ret(r, EXIT_INTERNAL);
         } else {
@@ -254,7 +254,7 @@ static void rewrite_one(run *r, const input *in, const char *dest) {
 /* Directories, plain files and links of a mirrored tree (-o OUT with a directory argument). */
 static void carry_over(run *r, const input *in, const char *dest) {
     char err[8400];
-    if (safe_parent(r->out, in->rel, err, sizeof err)) {
+    if (safe_parent(r->out, in->rel, in->kind == IN_DIR, err, sizeof err)) {
         fprintf(stderr, "ptx2native-fatbin: error: %s\n", err);
         set_ret(r, EXIT_INTERNAL);
         return;

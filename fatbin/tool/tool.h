@@ -33,7 +33,7 @@ int collect_inputs(char **args, int nargs, int all, input_list *out);
 void free_inputs(input_list *l);
 
 /* tree.c: writing under an output directory without following links there */
-int safe_parent(const char *out, const char *rel, char *err, size_t errlen);
+int safe_parent(const char *out, const char *rel, int dir_ok, char *err, size_t errlen);
 int copy_atomic(const char *src, const char *dest, char *err, size_t errlen);
 int link_atomic(const input *in, const char *dest, char *err, size_t errlen);
 

@@ -130,8 +130,9 @@ void free_inputs(input_list *l) {
 }
 
 /* Creates the directories of OUT/rel's parent, refusing any component that is a symbolic link or not a
- * directory. The last component may exist (it is replaced by rename, which does not follow a link). */
-int safe_parent(const char *out, const char *rel, char *err, size_t errlen) {
+ * directory. The last component may exist (it is replaced by rename, which does not follow a link); it may be
+ * a directory only when one is about to be made there (dir_ok). */
+int safe_parent(const char *out, const char *rel, int dir_ok, char *err, size_t errlen) {
     char path[PATH_MAX];
     size_t ol = strlen(out);
     if (snprintf(path, sizeof path, "%s/%s", out, rel) >= (int)sizeof path) {
@@ -157,7 +158,7 @@ int safe_parent(const char *out, const char *rel, char *err, size_t errlen) {
         *p = '/';
     }
     struct stat st;
-    if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (!dir_ok && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "%s: is a directory", path);
         return -1;
     }
