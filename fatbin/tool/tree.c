@@ -73,7 +73,7 @@ static int walk_dir(input_list *l, const char *dir, const char *rel, const char 
         names[n++] = strdup(de->d_name);
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str); /* stable order for reports */
+    if (n) qsort(names, n, sizeof *names, cmp_str); /* stable order for reports */
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         char p[PATH_MAX], r[PATH_MAX];
