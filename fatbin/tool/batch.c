@@ -336,20 +336,24 @@ int cmd_rewrite(int argc, char **argv) {
         struct stat st;
         r.multi = !stat(files[i], &st) && S_ISDIR(st.st_mode);
     }
-    input_list in;
-    r.ret = collect_inputs(files, nfiles, !r.in_place, &in);
-    free(files);
+    /* OUT first: a previous OUT inside an input directory (`rewrite . -o native`) must not be walked into */
+    char *out_real = NULL;
     if (r.out && r.multi) {
         struct stat st;
         if (mkdir_p(r.out) || stat(r.out, &st) || !S_ISDIR(st.st_mode)) {
             fprintf(stderr, "ptx2native-fatbin rewrite: with several inputs or a directory, -o must name a directory "
                             "(%s)\n", r.out);
             free(alist);
-            free_inputs(&in);
+            free(files);
             cctx_free(&r.cc);
             return EXIT_BAD_INPUT;
         }
+        out_real = realpath(r.out, NULL);
     }
+    input_list in;
+    r.ret = collect_inputs(files, nfiles, !r.in_place, out_real, &in);
+    free(files);
+    free(out_real);
     char *repbuf = NULL, *missbuf = NULL;
     size_t replen = 0, misslen = 0;
     if (report) {

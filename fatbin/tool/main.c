@@ -217,7 +217,7 @@ static int cmd_list(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     input_list in;
-    int ret = collect_inputs(files, nfiles, 0, &in);
+    int ret = collect_inputs(files, nfiles, 0, NULL, &in);
     free(files);
     if (json) printf("[\n");
     for (size_t i = 0; i < in.n; i++) {

@@ -28,8 +28,9 @@ typedef struct input {
 
 typedef struct input_list { input *v; size_t n, cap; } input_list;
 /* all = 0: ELF files and archives only (list); 1: every directory, file and link (rewrite mirroring a tree).
+ * A directory whose realpath is `skip_dir` (the output directory, when it lies inside an input) is not walked.
  * Returns 0, else an exit code. */
-int collect_inputs(char **args, int nargs, int all, input_list *out);
+int collect_inputs(char **args, int nargs, int all, const char *skip_dir, input_list *out);
 void free_inputs(input_list *l);
 
 /* tree.c: writing under an output directory without following links there */

@@ -52,7 +52,7 @@ static int is_candidate(const char *path) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int walk_dir(input_list *l, const char *dir, const char *rel, const char *root, int all) {
+static int walk_dir(input_list *l, const char *dir, const char *rel, const char *root, int all, const char *skip) {
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(stderr, "ptx2native-fatbin: %s: cannot open directory: %s\n", dir, strerror(errno));
@@ -85,9 +85,14 @@ static int walk_dir(input_list *l, const char *dir, const char *rel, const char 
             rc = EXIT_BAD_INPUT;
         } else if (lstat(p, &st) == 0) {
             /* links are never followed: a linked directory is not walked, a linked file not rewritten */
-            if (S_ISDIR(st.st_mode)) {
+            char *real = S_ISDIR(st.st_mode) && skip ? realpath(p, NULL) : NULL;
+            int is_skip = real && !strcmp(real, skip);
+            free(real);
+            if (is_skip) {
+                if (g_verbose) fprintf(stderr, "ptx2native-fatbin: note: %s: the output directory: not walked\n", p);
+            } else if (S_ISDIR(st.st_mode)) {
                 if (all) add_input(l, p, r, root, 1, IN_DIR, &st);
-                rc |= walk_dir(l, p, r, root, all);
+                rc |= walk_dir(l, p, r, root, all, skip);
             } else if (S_ISREG(st.st_mode) && is_candidate(p)) add_input(l, p, r, root, 1, IN_REWRITE, &st);
             else if (all && S_ISREG(st.st_mode)) add_input(l, p, r, root, 1, IN_COPY, &st);
             else if (all && S_ISLNK(st.st_mode)) add_input(l, p, r, root, 1, IN_LINK, &st);
@@ -100,13 +105,19 @@ static int walk_dir(input_list *l, const char *dir, const char *rel, const char 
     return rc;
 }
 
-int collect_inputs(char **args, int nargs, int all, input_list *l) {
+int collect_inputs(char **args, int nargs, int all, const char *skip_dir, input_list *l) {
     memset(l, 0, sizeof *l);
     for (int i = 0; i < nargs; i++) {
         struct stat st;
         if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             char *root = realpath(args[i], NULL);
-            int rc = walk_dir(l, args[i], "", root, all);
+            if (root && skip_dir && !strcmp(root, skip_dir)) {
+                fprintf(stderr, "ptx2native-fatbin: %s: -o names this input directory itself (use --in-place)\n",
+                        args[i]);
+                free(root);
+                return EXIT_BAD_INPUT;
+            }
+            int rc = walk_dir(l, args[i], "", root, all, skip_dir);
             free(root);
             if (rc) return EXIT_BAD_INPUT;
         } else {

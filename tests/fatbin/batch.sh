@@ -84,6 +84,11 @@ tree)
   rw in -o out -q || fail "rewriting into an existing output tree"
   diff <(shape in) <(shape out) || fail "second run changed the shape"
   ls -A out | grep -q '\.p2n-' && fail "temporary files left behind"
+  # an OUT inside the input tree is not walked into (no OUT/OUT/... on the second run); OUT = the input: refused
+  cp -a in in3 && rw in3 -o in3/native -q && rw in3 -o in3/native -q || fail "OUT inside the input tree"
+  [ ! -e in3/native/native ] && [ -f in3/native/bin/app ] || fail "OUT inside the input tree was walked into"
+  rc=0; rw in3 -o in3 -q 2>err.txt || rc=$?
+  [ $rc = 1 ] && grep -q "names this input directory itself" err.txt || fail "-o naming the input directory: rc $rc"
   # never write through a link under OUT
   mkdir -p out2 && ln -s "$W/elsewhere" out2/bin
   rc=0; rw in -o out2 2>err.txt || rc=$?
@@ -100,7 +105,7 @@ tree)
   [ -L inplace/lib/libshared.so ] && [ -L inplace/lib/outside.so ] || fail "--in-place replaced a link"
   [ "$(stat -c %a inplace/bin/app)" = 750 ] || fail "--in-place changed the mode"
   cmp in/share/doc/README inplace/share/doc/README || fail "--in-place touched a plain file"
-  echo "tree: 20 checks ok"
+  echo "tree: 22 checks ok"
   ;;
 progress)
   need default.exe libshared.so
