@@ -7,7 +7,8 @@
 #                written through a link under OUT; --in-place on a directory never writes outside it
 #   progress     P2N_PROGRESS_INTERVAL=0 off a terminal: one line per file with the right counts; -q: none
 #   json_escape  file names with quotes, backslashes, newlines, UTF-8, control and invalid bytes
-#   dedup        identical modules in several files are compiled once and reported with same_as
+#   dedup        identical modules in several files, and identical containers in one file, are compiled once
+#                and reported with same_as
 #   rdc          nvcc -rdc=true programs: relocatable containers are left to the run-time link, and said so
 # No timing is asserted anywhere (progress is checked with a zero interval).
 set -u
@@ -155,7 +156,16 @@ dedup)
   "$TOOL" rewrite --offload-arch=host --cache-dir "$W/cache" in -o out2 --report=r2.json >/dev/null || fail "rc $?"
   [ "$(jq '.cache_misses' r2.json)" = 2 ] && [ "$(jq '.deduplicated' r2.json)" = 1 ] ||
     fail "with cache: $(jq -c '{cache_misses, deduplicated}' r2.json)"
-  echo "dedup: 7 checks ok"
+  # two identical containers in one file: one module, the second reported with same_as (libdup.so: one
+  # object linked twice)
+  need libdup.so
+  rw "$C/libdup.so" -o dup.so --report=r3.json >/dev/null || fail "rc $?"
+  [ "$(jq '.files[0].modules | length' r3.json)" = 2 ] && [ "$(jq '.deduplicated' r3.json)" = 1 ] ||
+    fail "libdup.so: $(jq -c '{deduplicated, modules: .files[0].modules}' r3.json)"
+  first=$(jq '.files[0].modules[0].container' r3.json)
+  [ "$(jq '.files[0].modules[1].same_as.container' r3.json)" = "$first" ] || fail "libdup.so: same_as"
+  "$TOOL" verify dup.so >/dev/null || fail "libdup.so: output does not verify"
+  echo "dedup: 10 checks ok"
   ;;
 rdc)
   need rdc.exe mixed_rdc.exe
