@@ -5,6 +5,7 @@
 #   lib/ptx2native/libcuda.so.1 (+ libcuda.so)                    the driver stub: put this directory on
 #                                                                 LD_LIBRARY_PATH (ptx2native-run does)
 #   lib/ptx2native/libp2n_compiler.so                             the compiler + LLVM, loaded on demand
+#     (-> libp2n_compiler.so.0.1 (the SONAME) -> libp2n_compiler.so.0.1.0, the file)
 #   lib/libptx2native.so -> ptx2native/libp2n_compiler.so         the public API, shared (same object)
 #   lib/libptx2native.a                                           the public API, static (+ LLVM, see .pc)
 #   lib/pkgconfig/ptx2native.pc, lib/cmake/ptx2native/            pkg-config, find_package(ptx2native CONFIG)

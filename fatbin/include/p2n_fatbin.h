@@ -133,6 +133,13 @@ int p2n_fb_decode(const p2n_fb_entry *e, uint8_t **out, size_t *out_len, const c
  * (*above set to 1). -1 when the container has no PTX. */
 int p2n_fb_select_ptx(const p2n_fb_container *c, unsigned max_arch, int *above);
 
+/* 1 when the container is relocatable device code (nvcc -rdc=true: section `__nv_relfatbin`). Its PTX needs a
+ * device link with the other translation units' PTX, which the driver stub does when it loads the version-2
+ * wrapper; on its own it is never loaded, so `rewrite` does not compile it and `verify` does not ask for it. */
+int p2n_fb_container_is_relocatable(const p2n_fb_container *c);
+/* What `rewrite --report` and `verify` say about such a container. */
+#define P2N_FB_RDC_NOTE "relocatable device code: compiled at run time (JIT)"
+
 /* "ptx", "elf", "ltoir", "cubin-old", "kind-N" */
 const char *p2n_fb_kind_name(unsigned kind);
 const char *p2n_fb_compression_name(p2n_fb_compression c);
@@ -176,6 +183,7 @@ typedef struct p2n_fb_compile_req {
     const char *target;       /* "host", "gfx942", ... */
     p2n_fb_ptx_opts opts;
     p2n_hash128 ptx_hash;
+    unsigned container;       /* index of the (first) container with these bytes in the file */
 } p2n_fb_compile_req;
 
 /* Compile callback: returns P2N_FB_OK and a malloc'ed payload, or an error status (P2N_FB_UNSUPPORTED,
@@ -204,19 +212,25 @@ typedef struct p2n_fb_rewrite_opts {
     /* progress callback (may be NULL): done / total jobs */
     void (*progress)(void *ctx, size_t done, size_t total);
     void *progress_ctx;
+    /* 0: any failed (module, target) fails the whole file (no output). 1: failed jobs are left out of the
+     * section (those modules are JIT-compiled at run time) and the file is still built; r->n_failed says how
+     * many, r->jobs which. */
+    int keep_going;
 } p2n_fb_rewrite_opts;
 
 typedef struct p2n_fb_rewrite_result {
     uint8_t *data;              /* the new file bytes (malloc'ed), NULL on failure */
     size_t size;
     size_t n_jobs;
-    p2n_fb_job_result *jobs;    /* one per (container with PTX, target) */
+    p2n_fb_job_result *jobs;    /* one per (distinct non-relocatable container with PTX, target) */
     size_t n_containers, n_with_ptx, n_skipped_no_ptx, n_compiled, n_failed;
+    size_t n_relocatable;       /* containers with PTX left to the run-time device link (not compiled) */
 } p2n_fb_rewrite_result;
 void p2n_fb_rewrite_result_free(p2n_fb_rewrite_result *r);
 
 /* Builds the rewritten bytes of an ELF file (an existing `.p2n_native` is replaced). Returns P2N_FB_OK only
- * when every job compiled; otherwise the first failing status (and r->data == NULL). Archives: BAD_INPUT. */
+ * when every job compiled (or, with o->keep_going, when the section could be built at all); otherwise the first
+ * failing status (and r->data == NULL). Archives: BAD_INPUT. */
 int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_fb_rewrite_result *r, char *err,
                        size_t errlen);
 

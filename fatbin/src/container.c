@@ -310,6 +310,12 @@ oom:
     return P2N_FB_INTERNAL;
 }
 
+/* nvlink reads the translation units' containers from `__nv_relfatbin`; cudart hands them to the driver only
+ * through a version-2 wrapper's array, to be linked together (format doc §9.3). */
+int p2n_fb_container_is_relocatable(const p2n_fb_container *c) {
+    return c->section && !strcmp(c->section, "__nv_relfatbin");
+}
+
 int p2n_fb_select_ptx(const p2n_fb_container *c, unsigned max_arch, int *above) {
     int best = -1, lowest_above = -1;
     for (size_t i = 0; i < c->n_entries; i++) {

@@ -205,6 +205,9 @@ typedef struct module {
     size_t ptx_len;
     p2n_hash128 ptx_hash;
     p2n_fb_ptx_opts opts;
+    int decode_status;        /* P2N_FB_OK, or why the PTX could not be read (keep_going: the module's jobs fail) */
+    char *decode_err;
+    size_t n_ok;              /* jobs that compiled: the module gets a container record only when > 0 */
     char name[600];
 } module;
 
@@ -225,8 +228,13 @@ typedef struct pool {
 } pool;
 
 static void run_job(const p2n_fb_rewrite_opts *o, job *j) {
+    if (j->m->decode_status) {
+        j->status = j->m->decode_status;
+        j->diag = strdup(j->m->decode_err ? j->m->decode_err : "PTX could not be decoded");
+        return;
+    }
     p2n_fb_compile_req rq = {(const char *)j->m->ptx, j->m->ptx_len, j->m->name, j->target, j->m->opts,
-                             j->m->ptx_hash};
+                             j->m->ptx_hash, j->m->container};
     j->status = o->compile(o->compile_ctx, &rq, &j->out, &j->out_len, &j->diag);
     if (j->status == P2N_FB_OK && !j->out && j->out_len) j->status = P2N_FB_INTERNAL;
 }
@@ -392,6 +400,10 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
             continue;
         }
         r->n_with_ptx++;
+        if (p2n_fb_container_is_relocatable(c)) {
+            r->n_relocatable++; /* the stub links these at load time; alone they are never loaded */
+            continue;
+        }
         p2n_hash128 h = p2n_hash128_bytes(c->data, c->size, 0);
         int dup = 0;
         for (size_t k = 0; k < nmods && !dup; k++) dup = !cmp_hash(mods[k].chash, h);
@@ -410,7 +422,13 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
         char where[700];
         snprintf(where, sizeof where, "%s: section %s", f->path, c->section);
         rc = p2n_fb_decode(e, &m->ptx, &m->ptx_len, where, c->file_offset + e->offset, err, errlen);
-        if (rc) goto fail;
+        if (rc && !o->keep_going) goto fail;
+        if (rc) { /* this module's jobs fail with the decoder's message; the others go on */
+            m->decode_status = rc;
+            m->decode_err = strdup(err);
+            rc = P2N_FB_OK;
+            continue;
+        }
         m->ptx_hash = p2n_hash128_bytes(m->ptx, m->ptx_len, 0);
         p2n_fb_parse_ptx_options(e->options, e->options_len, &m->opts);
         if (e->flags & P2N_FB_FLAG_DEBUG) m->opts.debug = 1;
@@ -445,28 +463,33 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
                                          .ptx_arch = c->entries[j->m->ptx_entry].arch, .ptx_above_max = j->m->above,
                                          .target = j->target, .status = j->status, .diag = j->diag};
         j->diag = NULL;
-        if (j->status == P2N_FB_OK) r->n_compiled++;
-        else {
+        if (j->status == P2N_FB_OK) {
+            r->n_compiled++;
+            j->m->n_ok++;
+        } else {
             r->n_failed++;
             if (!first_bad) first_bad = j->status;
         }
     }
-    if (first_bad) {
+    if (first_bad && !o->keep_going) {
         fb_err(err, errlen, "%s: %zu of %zu compilations failed; no output written", f->path, r->n_failed, njobs);
         rc = first_bad;
         goto fail;
     }
     /* ---- build the section ---- */
     {
+        /* only modules with code get a record; with keep_going some (module, target) pairs are left out */
         size_t *order = calloc(nmods ? nmods : 1, sizeof *order);
         if (!order) goto oom;
-        for (size_t i = 0; i < nmods; i++) order[i] = i;
+        size_t nrec = 0;
+        for (size_t i = 0; i < nmods; i++)
+            if (mods[i].n_ok) order[nrec++] = i;
         pthread_mutex_lock(&sort_mu);
         sort_mods = mods;
-        qsort(order, nmods, sizeof *order, cmp_module_idx);
+        qsort(order, nrec, sizeof *order, cmp_module_idx);
         pthread_mutex_unlock(&sort_mu);
-        size_t ne = njobs;
-        uint64_t co = HDR_SIZE, eo = co + nmods * CREC_SIZE;
+        size_t ne = r->n_compiled;
+        uint64_t co = HDR_SIZE, eo = co + nrec * CREC_SIZE;
         buf_put(&sec, NULL, eo + ne * EREC_SIZE);
         if (sec.oom) goto oom;
         memcpy(sec.p, NATIVE_MAGIC, 8);
@@ -474,7 +497,7 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
         wr32(sec.p + H_HDRSIZE, HDR_SIZE);
         wr64(sec.p + H_ORIGSIZE, L);
         wr64(sec.p + H_ORIGSHOFF, rd64(orig + 0x28));
-        wr32(sec.p + H_NCONT, (uint32_t)nmods);
+        wr32(sec.p + H_NCONT, (uint32_t)nrec);
         wr32(sec.p + H_NENT, (uint32_t)ne);
         wr64(sec.p + H_CONTOFF, co);
         wr64(sec.p + H_ENTOFF, eo);
@@ -496,7 +519,7 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
         /* payloads go to a separate buffer, then strings + payloads are appended */
         buf pay = {0};
         size_t ei = 0;
-        for (size_t i = 0; i < nmods; i++) {
+        for (size_t i = 0; i < nrec; i++) {
             module *m = &mods[order[i]];
             const p2n_fb_container *c = &f->containers[m->container];
             uint8_t *cr = sec.p + co + i * CREC_SIZE;
@@ -505,15 +528,16 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
             wr64(cr + C_SIZE, c->size);
             wr64(cr + C_FILEOFF, c->file_offset);
             wr32(cr + C_FIRST, (uint32_t)ei);
-            wr32(cr + C_COUNT, (uint32_t)ntargets);
+            wr32(cr + C_COUNT, (uint32_t)m->n_ok);
             wr32(cr + C_SECNAME, str_add(&st, c->section));
             wr32(cr + C_FLAGS, (c->wrapper_version ? CFLAG_LIVE : 0) |
                                    (!strcmp(c->section, "__nv_relfatbin") ? CFLAG_RELOCATABLE : 0));
             char ostr[128];
             opts_string(&m->opts, ostr, sizeof ostr);
             uint32_t oo = str_add(&st, ostr);
-            for (size_t t = 0; t < ntargets; t++, ei++) {
+            for (size_t t = 0; t < ntargets; t++) {
                 job *j = &jobs[order[i] * ntargets + tord[t]];
+                if (j->status != P2N_FB_OK) continue;
                 uint8_t *er = sec.p + eo + ei * EREC_SIZE;
                 wr32(er + E_TARGET, str_add(&st, j->target));
                 wr32(er + E_FLAGS, m->above ? EFLAG_PTX_ABOVE_MAX : 0);
@@ -530,6 +554,7 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
                 p2n_hash128 ph = p2n_hash128_bytes(j->out, j->out_len, 0);
                 wr64(er + E_PAYHASH, ph.lo);
                 wr64(er + E_PAYHASH + 8, ph.hi);
+                ei++;
             }
         }
         free(tord);
@@ -574,7 +599,10 @@ done:
         free(jobs[i].diag);
     }
     free(jobs);
-    for (size_t i = 0; i < nmods; i++) free(mods[i].ptx);
+    for (size_t i = 0; i < nmods; i++) {
+        free(mods[i].ptx);
+        free(mods[i].decode_err);
+    }
     free(mods);
     free(sec.p);
     free(st.b.p);
@@ -599,11 +627,35 @@ static void rep(buf *b, const char *fmt, ...) {
     buf_put(b, line, (size_t)k);
 }
 
+/* A file without a section whose PTX is all relocatable (nvcc -rdc=true) is complete as it is: `rewrite` leaves
+ * such files unchanged. Returns 1 (and the report) then, 0 when the file has other PTX or none at all. */
+static int verify_rdc_only(const p2n_fb_file *f, buf *rb) {
+    size_t n_reloc = 0;
+    for (size_t i = 0; i < f->n_containers; i++) {
+        if (p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) < 0) continue;
+        if (!p2n_fb_container_is_relocatable(&f->containers[i])) return 0;
+        n_reloc++;
+    }
+    if (!n_reloc) return 0;
+    for (size_t i = 0; i < f->n_containers; i++)
+        if (p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) >= 0)
+            rep(rb, "%s: section %s: offset 0x%llx: container %zu: " P2N_FB_RDC_NOTE, f->path,
+                f->containers[i].section, (unsigned long long)f->containers[i].file_offset, i);
+    rep(rb, "%s: no %s section; %zu relocatable containers (JIT at run time), no other PTX: ok", f->path,
+        P2N_NATIVE_SECTION, n_reloc);
+    buf_put(rb, "", 1);
+    return 1;
+}
+
 int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **report, char *err, size_t errlen) {
     *report = NULL;
     buf rb = {0};
     uint64_t so, sl;
     int r = f->kind == P2N_FB_FILE_ELF ? p2n_native_find(f->data, f->size, &so, &sl) : 0;
+    if (r == 0 && verify_rdc_only(f, &rb)) { /* nothing `rewrite` would compile: not an error */
+        *report = (char *)rb.p;
+        return P2N_FB_OK;
+    }
     if (r <= 0) {
         fb_err(err, errlen, r < 0 ? "%s: offset 0x28: malformed ELF section header table" : "%s: no %s section",
                f->path, P2N_NATIVE_SECTION);
@@ -699,16 +751,23 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
             n_ok++;
         }
     }
-    size_t uncovered = 0;
+    size_t uncovered = 0, n_reloc = 0;
     for (size_t i = 0; i < f->n_containers; i++) {
         if (covered[i] || p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) < 0) continue;
+        if (p2n_fb_container_is_relocatable(&f->containers[i])) {
+            rep(&rb, "%s: section %s: offset 0x%llx: container %zu: " P2N_FB_RDC_NOTE, f->path,
+                f->containers[i].section, (unsigned long long)f->containers[i].file_offset, i);
+            n_reloc++;
+            continue;
+        }
         rep(&rb, "%s: section %s: offset 0x%llx: container %zu has PTX but no native code", f->path,
             f->containers[i].section, (unsigned long long)f->containers[i].file_offset, i);
         uncovered++;
         bad = 1;
     }
-    rep(&rb, "%s: %llu containers, %zu native entries checked, %zu stale, %zu containers with PTX not covered: %s",
-        f->path, (unsigned long long)nc, n_ok, n_stale, uncovered, bad ? "FAILED" : "ok");
+    rep(&rb, "%s: %llu containers, %zu native entries checked, %zu stale, %zu containers with PTX not covered, "
+             "%zu relocatable (JIT at run time): %s",
+        f->path, (unsigned long long)nc, n_ok, n_stale, uncovered, n_reloc, bad ? "FAILED" : "ok");
     buf_put(&rb, "", 1);
     free(hs);
     free(covered);

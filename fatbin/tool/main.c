@@ -30,19 +30,6 @@ static void usage(FILE *o) { fputs(P2N_HELP_TEXT, o); }
 
 /* ---------- helpers ---------- */
 
-void json_str(FILE *o, const char *s, size_t n) {
-    fputc('"', o);
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') fprintf(o, "\\%c", c);
-        else if (c == '\n') fputs("\\n", o);
-        else if (c == '\t') fputs("\\t", o);
-        else if (c < 0x20 || c >= 0x7f) fprintf(o, "\\u%04x", c);
-        else fputc(c, o);
-    }
-    fputc('"', o);
-}
-
 static void text_str(FILE *o, const char *s, size_t n) {
     fputc('"', o);
     for (size_t i = 0; i < n; i++) {
@@ -108,93 +95,6 @@ fail:
     if (fd >= 0) close(fd);
     unlink(tmp);
     return -1;
-}
-
-static int add_input(input_list *l, const char *path, const char *rel, int from_dir) {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        input *nv = realloc(l->v, l->cap * sizeof *nv);
-        if (!nv) return -1;
-        l->v = nv;
-    }
-    l->v[l->n].path = strdup(path);
-    l->v[l->n].rel = strdup(rel);
-    l->v[l->n].from_dir = from_dir;
-    l->n++;
-    return 0;
-}
-
-static int is_candidate(const char *path) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 0;
-    char m[8] = {0};
-    ssize_t r = read(fd, m, 8);
-    close(fd);
-    return r >= 4 && (!memcmp(m, "\177ELF", 4) || (r == 8 && !memcmp(m, "!<arch>\n", 8)));
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int walk_dir(input_list *l, const char *dir, const char *rel) {
-    DIR *d = opendir(dir);
-    if (!d) {
-        fprintf(stderr, "ptx2native-fatbin: %s: cannot open directory: %s\n", dir, strerror(errno));
-        return EXIT_BAD_INPUT;
-    }
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-        if (de->d_name[0] == '.' && strstr(de->d_name, ".p2n-")) continue; /* our temp files */
-        if (n == cap) {
-            cap = cap ? cap * 2 : 32;
-            char **nn = realloc(names, cap * sizeof *nn);
-            if (!nn) break;
-            names = nn;
-        }
-        names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, cmp_str); /* stable order for reports */
-    int rc = 0;
-    for (size_t i = 0; i < n; i++) {
-        char p[4096], r[4096];
-        snprintf(p, sizeof p, "%s/%s", dir, names[i]);
-        snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", names[i]);
-        struct stat st;
-        if (lstat(p, &st) == 0) {
-            if (S_ISDIR(st.st_mode)) rc |= walk_dir(l, p, r);
-            else if (S_ISREG(st.st_mode) && is_candidate(p)) add_input(l, p, r, 1);
-        }
-        free(names[i]);
-    }
-    free(names);
-    return rc;
-}
-
-int collect_inputs(char **args, int nargs, input_list *l) {
-    memset(l, 0, sizeof *l);
-    for (int i = 0; i < nargs; i++) {
-        struct stat st;
-        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            if (walk_dir(l, args[i], "")) return EXIT_BAD_INPUT;
-        } else {
-            char b[4096];
-            snprintf(b, sizeof b, "%s", args[i]);
-            add_input(l, args[i], basename(b), 0);
-        }
-    }
-    return 0;
-}
-
-void free_inputs(input_list *l) {
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].path);
-        free(l->v[i].rel);
-    }
-    free(l->v);
-    memset(l, 0, sizeof *l);
 }
 
 static const char *file_kind(const p2n_fb_file *f) {
@@ -317,7 +217,7 @@ static int cmd_list(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     input_list in;
-    int ret = collect_inputs(files, nfiles, &in);
+    int ret = collect_inputs(files, nfiles, 0, NULL, &in);
     free(files);
     if (json) printf("[\n");
     for (size_t i = 0; i < in.n; i++) {

@@ -15,6 +15,17 @@ for f in bin/ptx2native bin/ptx2native-fatbin bin/ptx2native-run lib/ptx2native/
   [ -e "$prefix/$f" ] || fail "$f not installed"
 done
 [ "$(readlink "$prefix/lib/ptx2native/libcuda.so")" = libcuda.so.1 ] || fail "libcuda.so is not a link to libcuda.so.1"
+# the public shared library: a versioned SONAME, the versioned links a package manager expects, and the name
+# it is linked by resolving to the same file
+soname=$(readelf -d "$prefix/lib/libptx2native.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[[ "$soname" =~ ^libp2n_compiler\.so\.[0-9]+\.[0-9]+$ ]] || fail "libptx2native.so: SONAME '$soname' is not versioned"
+[ -L "$prefix/lib/ptx2native/$soname" ] || fail "no link lib/ptx2native/$soname (the SONAME)"
+real=$(readlink -f "$prefix/lib/ptx2native/$soname")
+[[ "$real" == "$prefix/lib/ptx2native/$soname".[0-9]* ]] && [ -f "$real" ] && [ ! -L "$real" ] ||
+  fail "the SONAME link does not end at libp2n_compiler.so.MAJOR.MINOR.PATCH ($real)"
+for l in lib/libptx2native.so lib/ptx2native/libp2n_compiler.so; do
+  [ "$(readlink -f "$prefix/$l")" = "$real" ] || fail "$l does not resolve to $real"
+done
 "$prefix/bin/ptx2native" --version | grep -q "^ptx2native [0-9]" || fail "ptx2native --version"
 "$prefix/bin/ptx2native-fatbin" --version | grep -q "compiler build" || fail "ptx2native-fatbin --version"
 [ "$("$prefix/bin/ptx2native-run" --print-lib-dir)" = "$prefix/lib/ptx2native" ] || fail "ptx2native-run --print-lib-dir"
@@ -61,6 +72,7 @@ if command -v pkg-config >/dev/null; then
   printf '#include <ptx2native.h>\n#include <stdio.h>\nint main(void){printf("%%s\\n", p2n_build_id());return 0;}\n' >"$scratch/t.c"
   cc ${P2N_TEST_CFLAGS:-} "$scratch/t.c" $(pkg-config --cflags --libs ptx2native) -o "$scratch/t" || fail "cc with pkg-config ptx2native"
   "$scratch/t" | grep -q "^ptx2native-" || fail "program linked with -lptx2native"
+  readelf -d "$scratch/t" | grep -q "(NEEDED).*\[$soname\]" || fail "the program does not record the SONAME $soname"
   # static: the archive by path, then Libs.private (LLVM 22's static archives); it compiles PTX in process
   printf '#include <ptx2native.h>\n#include <string.h>\nint main(void){const char *p=".version 8.0\\n.target sm_80\\n.address_size 64\\n.visible .entry k(){ret;}\\n";p2n_options o={0};p2n_result r;o.emit=P2N_EMIT_IR;int s=p2n_compile(p,strlen(p),"t.ptx",&o,&r);p2n_result_free(&r);return s;}\n' >"$scratch/s.c"
   cc ${P2N_TEST_CFLAGS:-} "$scratch/s.c" $(pkg-config --cflags ptx2native) "$prefix/lib/libptx2native.a" \
