@@ -36,7 +36,7 @@ done
     n = split($2, q, "/"); f = q[n]; sub(/\.o$/, "", f)
     for (i = n - 1; i >= 2; i--)
       if (q[i] ~ /\.dir$/ && q[i - 1] == "CMakeFiles") {
-        f = q[i + 1]; for (k = i + 2; k <= n; k++) f = f "/" q[k]; sub(/\.o$/, "", f)
+        f = ""; for (k = i + 1; k <= n; k++) if (q[k] != ".") f = f (f == "" ? "" : "/") q[k]; sub(/\.o$/, "", f)
         if (q[i] != "cuda_stub.dir" && i >= 3) f = q[i - 2] "/" f
         break
       }
