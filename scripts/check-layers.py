@@ -10,7 +10,7 @@ checked here:
      (`#include "../../driver-stub/x.h"`; `../` inside one's own layer folder is fine);
   2. shared emission (targets/llvm/) names no target: no target header (no header of targets/host/,
      targets/amdgpu/, targets/spirv/), family, triple, processor, target-specific intrinsic or a target's own
-     symbol (the host's thread loop, descriptor, runtime-table slot, host-native) appears in its code or strings
+     symbol (the host's thread loop, host-native) appears in its code or strings
      (comments may explain); a target is its table, and what only one target emits is reached through its hooks;
   3. the lower layers include nothing of the upper ones by name: abi/ includes no project header outside abi/,
      ir/ nothing of frontend/passes/targets, passes/ nothing of frontend/targets, the runtime (driver-stub/)
@@ -26,9 +26,10 @@ SRC_EXT = ('.c', '.h', '.cpp')
 # rule 2: words that name a target (or select one) in shared emission
 TARGET_WORDS = re.compile(r'\b(TARGET_(HOST|AMDGPU|SPIRV)|target_family|amdgpu\w*|AMDGPU\w*|spirv\w*|SPIRV\w*|amdgcn\w*|'
                           r'x86_64|x86-64\w*|gfx\d+\w*|intel_\w+|__spirv\w*|nvptx|'
-                          # the host's own: its files' symbols (host_abi.h is the ABI every target shares), the
-                          # thread-loop planner and entries, the loader's symbols, the host-native choice
-                          r'host_(?!abi\b)\w+|thread_loop\w*|tl_(begin|finish|sync_ctx)|__p2n_rt|__p2n_module|'
+                          # the host's own: its files' symbols (host_abi.h is the ABI every target shares, and
+                          # host_descriptor a table property AMDGPU has too), the thread-loop planner and entries,
+                          # the host-native choice
+                          r'host_(?!abi\b|descriptor\b)\w+|thread_loop\w*|tl_(begin|finish|sync_ctx)|'
                           r'native_cpu|LLVMGetHostCPU\w*)\b')
 
 # rule 2: the target folders, none of whose headers shared emission may include

@@ -99,6 +99,9 @@ struct target_desc {
     bool smem_in_ctx;
     bool smem_per_kernel;
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
+    bool host_descriptor;      /* the module gets the __p2n_rt slot and the kernel/global descriptor of
+                                * host_abi.h (the CPU runtime reads it; AMDGPU's lowering needs it until it
+                                * deletes it: it keeps the kernels referenced) */
     bool atomic_b128_native;   /* atom .b128 as an i128 atomicrmw/cmpxchg (x86-64 cmpxchg16b) */
     bool split_b128_memory;    /* ld/st .b128 as two 64-bit halves (no 128-bit scalar accesses) */
     bool no_masked_load;       /* the back end cannot lower llvm.masked.load (LLVM 22's SPIR-V back end aborts on

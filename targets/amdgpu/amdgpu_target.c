@@ -69,7 +69,7 @@ static const char *const amdgpu_llvm_options[] = {"-amdgpu-scalar-ir-passes=fals
 #define AMDGPU_COMMON                                                                                        \
     .triple = "amdgcn-amd-amdhsa", .code_kind = P2N_CODE_AMDGPU_HSACO, .ready = true, .as_global = 0,        \
     .as_shared = 1, .as_local = 3, .as_const = 5, .as_generic = 4, .ptr_as = 0, .smem_in_ctx = true,         \
-    .smem_per_kernel = true, .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks,                           \
+    .smem_per_kernel = true, .host_descriptor = true, .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks,  \
     .syncscopes = amdgpu_syncscopes, .split_kernels = true, .init_llvm = amdgpu_init_llvm, .llvm_options = amdgpu_llvm_options,                   \
     .build_trap = amdgpu_build_trap, .lower = amdgpu_lower, .post_opt = amdgpu_post_opt,                     \
     .finish = amdgpu_finish

@@ -1,6 +1,6 @@
 /* host_emit.h — the host target's own steps of the shared LLVM emission (targets/llvm/, emit.h), reached through
  * its target_hooks (host_hooks.c): the thread-loop fast path (thread_loop.c: which kernels; host_entries.c: the
- * entries), the binary descriptor (host_descriptor.c) and the host-native CPU attributes. See host_abi.h for the
+ * entries) and the host-native CPU attributes. See host_abi.h for the
  * contract with the CPU runtime. Private to targets/host/. */
 #ifndef P2N_HOST_EMIT_H
 #define P2N_HOST_EMIT_H
@@ -27,9 +27,6 @@ void tl_sync_ctx(emit_ctx *E);
  * defined function; *fma tells whether the CPU has FMA (fma.rn then needs no runtime call). */
 void host_native_attrs(emit_ctx *E);
 bool host_native_fma(void);
-
-/* The descriptor __p2n_module (host_abi.h p2n_module_desc) from emission's description. */
-void host_emit_descriptor(emit_ctx *E, const emit_desc *D);
 
 /* host_hooks.c: the hooks of target_host and target_host_native */
 extern const target_hooks host_hooks, host_native_hooks;

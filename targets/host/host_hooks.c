@@ -1,20 +1,14 @@
 /* host_hooks.c — the host target's hooks of the shared emission (target.h target_hooks): what only the CPU
  * runtime's code objects have. Runtime calls, math slots and special registers keep the emission's defaults
  * (ctx and the p2n_rt_table: target_desc.rt_table); the hooks add
- *   - the __p2n_rt slot the loader fills in and the descriptor __p2n_module (host_abi.h),
  *   - the thread-loop fast path: kernels that may run their block's threads one after another get a body with
  *     the thread's coordinates as arguments and a `.block` entry (thread_loop.c, host_entries.c),
  *   - host-native: code for the CPU this process runs on (its name and features as function attributes; FMA).
  */
 #include "host_emit.h"
 
-/* after the module's variables: the runtime-table slot (its place among the globals is part of the output),
- * then the plan of which kernels get a thread-loop body */
-static void host_before_bodies(emit_ctx *E) {
-    LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
-    LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
-    E->tl_ok = thread_loop_kernels(E->m);
-}
+/* before the bodies: the plan of which kernels get a thread-loop body */
+static void host_before_bodies(emit_ctx *E) { E->tl_ok = thread_loop_kernels(E->m); }
 
 static void host_native_before_bodies(emit_ctx *E) {
     host_before_bodies(E);
@@ -36,10 +30,9 @@ static LLVMValueRef host_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
     return NULL;
 }
 
-static void host_after_bodies(emit_ctx *E, const emit_desc *D) { host_emit_descriptor(E, D); }
-
+/* after the bodies and the descriptor: the CPU's name and features on every function */
 static void host_native_after_bodies(emit_ctx *E, const emit_desc *D) {
-    host_emit_descriptor(E, D);
+    (void)D;
     host_native_attrs(E);
 }
 
@@ -50,7 +43,6 @@ static void host_native_after_bodies(emit_ctx *E, const emit_desc *D) {
 const target_hooks host_hooks = {
     HOST_HOOKS,
     .before_bodies = host_before_bodies,
-    .after_bodies = host_after_bodies,
 };
 
 const target_hooks host_native_hooks = {

@@ -1,5 +1,4 @@
-/* emit_module.c — IR module -> LLVM module: variables, layouts, functions, bodies, the description of the result
- * (emit_desc; a target writes its own descriptor from it: target_hooks.after_bodies). */
+/* emit_module.c — IR module -> LLVM module: variables, layouts, functions, bodies, the host descriptor. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,11 +401,34 @@ bool emit_is_runtime_func(emit_ctx *E, uint32_t fi) {
     return !strcmp(n, "vprintf") || !strcmp(n, "__assertfail") || !strcmp(n, "malloc") || !strcmp(n, "free");
 }
 
-/* ---------------------------------------------------------------- description */
+/* ---------------------------------------------------------------- descriptor */
+
+static LLVMValueRef cstr(emit_ctx *E, const char *s) {
+    LLVMValueRef init = LLVMConstStringInContext2(E->C, s, strlen(s), 0);
+    LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), ".str");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    LLVMSetUnnamedAddress(g, LLVMGlobalUnnamedAddr);
+    return g;
+}
+
+static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
+    if (!n) return LLVMConstNull(E->ptr);
+    LLVMValueRef *c = malloc(n * sizeof *c);
+    for (unsigned i = 0; i < n; i++) c[i] = c32(E, v[i]);
+    LLVMValueRef init = LLVMConstArray2(E->i32, c, n);
+    free(c);
+    LLVMValueRef g = LLVMAddGlobal(E->M, LLVMTypeOf(init), ".u32s");
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    return g;
+}
 
 /* The description of what emission produced (emit.h emit_desc), after the bodies (deferred kernels that
- * were left out have no body any more): what a target's descriptor says (target_hooks.after_bodies) and what
- * the targets' lowerings read instead of re-deriving it. */
+ * were left out have no body any more): what the host descriptor below says, and what the other targets'
+ * lowerings read instead of re-deriving it. */
 static emit_desc *build_desc(emit_ctx *E) {
     ir_module *m = E->m;
     emit_desc *D = calloc(1, sizeof *D);
@@ -469,6 +491,75 @@ void emit_desc_free(emit_desc *D) {
     free(D->shared);
     free(D->globals);
     free(D);
+}
+
+/* The binary descriptor __p2n_module (host_abi.h p2n_module_desc), written from the description: the CPU
+ * runtime's loader reads it; AMDGPU's lowering deletes it, but relies on it keeping the kernels referenced
+ * until then (amdgpu_printf.c drops unreferenced internal functions). */
+static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
+    LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
+    LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
+                           E->ptr};
+    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 13, 0);
+    LLVMTypeRef gt_el[] = {E->ptr, E->ptr, E->i64};
+    LLVMTypeRef gt = LLVMStructTypeInContext(E->C, gt_el, 3, 0);
+    LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
+    LLVMTypeRef mt = LLVMStructTypeInContext(E->C, mt_el, 5, 0);
+
+    LLVMValueRef *ks = calloc(D->nkernels + 1, sizeof *ks);
+    unsigned nk = 0;
+    for (uint32_t ki = 0; ki < D->nkernels; ki++) {
+        const emit_kernel *k = &D->kernels[ki];
+        uint32_t fi = k->func, np = k->nparams;
+        uint32_t *offs = calloc(np + 1, 4), *sizes = calloc(np + 1, 4);
+        for (uint32_t i = 0; i < np; i++) {
+            offs[i] = (uint32_t)k->params[i].offset;
+            sizes[i] = (uint32_t)k->params[i].size;
+        }
+        LLVMValueRef mx[3], rq[3];
+        for (int c = 0; c < 3; c++) {
+            mx[c] = c32(E, k->maxntid[c]);
+            rq[c] = c32(E, k->reqntid[c]);
+        }
+        LLVMValueRef el[] = {cstr(E, k->name), E->fn[fi], c32(E, np), u32_array(E, offs, np),
+                             u32_array(E, sizes, np), c32(E, (uint32_t)k->param_bytes), c32(E, k->static_smem),
+                             c32(E, D->dyn_align), c32(E, (uint32_t)k->local_bytes), LLVMConstArray2(E->i32, mx, 3),
+                             LLVMConstArray2(E->i32, rq, 3), c32(E, k->flags),
+                             E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
+        ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
+        free(offs);
+        free(sizes);
+    }
+    LLVMValueRef *gs = calloc(D->nglobals + 1, sizeof *gs);
+    unsigned ng = 0;
+    for (uint32_t i = 0; i < D->nglobals; i++) {
+        const emit_global *g = &D->globals[i];
+        if (!g->initialized) continue;
+        LLVMValueRef el[] = {cstr(E, g->name), E->gvar[g->var], c64(E, g->size)};
+        gs[ng++] = LLVMConstNamedStruct(gt, el, 3);
+    }
+    LLVMValueRef karr = LLVMConstNull(E->ptr), garr = LLVMConstNull(E->ptr);
+    if (nk) {
+        LLVMValueRef init = LLVMConstArray2(kt, ks, nk);
+        karr = LLVMAddGlobal(E->M, LLVMTypeOf(init), "__p2n_kernels");
+        LLVMSetInitializer(karr, init);
+        LLVMSetGlobalConstant(karr, 1);
+        LLVMSetLinkage(karr, LLVMPrivateLinkage);
+    }
+    if (ng) {
+        LLVMValueRef init = LLVMConstArray2(gt, gs, ng);
+        garr = LLVMAddGlobal(E->M, LLVMTypeOf(init), "__p2n_globals");
+        LLVMSetInitializer(garr, init);
+        LLVMSetGlobalConstant(garr, 1);
+        LLVMSetLinkage(garr, LLVMPrivateLinkage);
+    }
+    LLVMValueRef mel[] = {c32(E, P2N_HOST_ABI_VERSION), c32(E, nk), karr, c32(E, ng), garr};
+    LLVMValueRef md = LLVMAddGlobal(E->M, mt, "__p2n_module");
+    LLVMSetInitializer(md, LLVMConstNamedStruct(mt, mel, 5));
+    LLVMSetGlobalConstant(md, 1);
+    LLVMSetVisibility(md, LLVMDefaultVisibility);
+    free(ks);
+    free(gs);
 }
 
 /* ---------------------------------------------------------------- module */
@@ -611,6 +702,10 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         LLVMSetInitializer(E->gvar[v], init);
         if (var_space(E, v) == IR_S_CONST) LLVMSetGlobalConstant(E->gvar[v], 0); /* the host may write .const */
     }
+    if (t->host_descriptor) { /* SPIR-V: no runtime table, no host descriptor (targets/spirv/) */
+        LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
+        LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
+    }
     if (t->hooks && t->hooks->before_bodies) t->hooks->before_bodies(E);
     /* bodies */
     for (uint32_t fi = 0; fi < m->nfuncs && E->failed <= 200; fi++) {
@@ -626,6 +721,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->ins = NULL;
     defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
     emit_desc *desc = E->failed ? NULL : build_desc(E);
+    if (!E->failed && t->host_descriptor) emit_descriptor(E, desc);
     if (!E->failed && t->hooks && t->hooks->after_bodies) t->hooks->after_bodies(E, desc);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
