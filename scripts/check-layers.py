@@ -8,8 +8,10 @@ layers below it, so an include of a higher layer's header does not compile. What
 checked here:
   1. no source file reaches around its include path into another layer with a relative include
      (`#include "../../driver-stub/x.h"`; `../` inside one's own layer folder is fine);
-  2. shared emission (targets/llvm/) names no target: no target header, family, triple, processor or
-     target-specific intrinsic appears in its code or strings (comments may explain); a target is its table;
+  2. shared emission (targets/llvm/) names no target: no target header (no header of targets/host/,
+     targets/amdgpu/, targets/spirv/), family, triple, processor, target-specific intrinsic or a target's own
+     symbol (the host's thread loop, host-native) appears in its code or strings
+     (comments may explain); a target is its table, and what only one target emits is reached through its hooks;
   3. the lower layers include nothing of the upper ones by name: abi/ includes no project header outside abi/,
      ir/ nothing of frontend/passes/targets, passes/ nothing of frontend/targets, the runtime (driver-stub/)
      nothing of the compiler but its public API (targets/ptx2native.h).
@@ -23,7 +25,15 @@ SRC_EXT = ('.c', '.h', '.cpp')
 
 # rule 2: words that name a target (or select one) in shared emission
 TARGET_WORDS = re.compile(r'\b(TARGET_(HOST|AMDGPU|SPIRV)|target_family|amdgpu\w*|AMDGPU\w*|spirv\w*|SPIRV\w*|amdgcn\w*|'
-                          r'x86_64|x86-64\w*|gfx\d+\w*|intel_\w+|__spirv\w*|host_memfns|nvptx)\b')
+                          r'x86_64|x86-64\w*|gfx\d+\w*|intel_\w+|__spirv\w*|nvptx|'
+                          # the host's own: its files' symbols (host_abi.h is the ABI every target shares, and
+                          # host_descriptor a table property AMDGPU has too), the thread-loop planner and entries,
+                          # the host-native choice
+                          r'host_(?!abi\b|descriptor\b)\w+|thread_loop\w*|tl_(begin|finish|sync_ctx)|'
+                          r'native_cpu|LLVMGetHostCPU\w*)\b')
+
+# rule 2: the target folders, none of whose headers shared emission may include
+TARGET_FOLDERS = [os.path.join('targets', t) for t in ('host', 'amdgpu', 'spirv')]
 
 # rule 3: per folder, the project folders whose headers it must not include by name
 HEADERS_OF = {}
@@ -100,10 +110,19 @@ def main():
                     bad.append('%s:%d: %s includes %s of %s/ (a layer above or beside it)' % (rel, ln, layer, inc,
                                                                                          banned[base]))
     shared = os.path.join('targets', 'llvm')
+    target_headers = {}
+    for folder in TARGET_FOLDERS:
+        for h in headers(root, folder):
+            target_headers.setdefault(h, folder)
     for path in sources(root, shared):
         rel = os.path.relpath(path, root)
         text = strip_comments(open(path, encoding='utf-8', errors='replace').read())
         for ln, line in enumerate(text.split('\n'), 1):
+            inc = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            if inc and os.path.basename(inc.group(1)) in target_headers:
+                bad.append('%s:%d: shared emission includes %s of %s/: %s' % (
+                    rel, ln, inc.group(1), target_headers[os.path.basename(inc.group(1))], line.strip()))
+                continue
             m = TARGET_WORDS.search(line)
             if m:
                 bad.append('%s:%d: shared emission names a target (%s): %s' % (rel, ln, m.group(0), line.strip()))

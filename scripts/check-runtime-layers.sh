@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check-runtime-layers.sh — fails when the driver stub's files call each other in a ring.
 #
-#   scripts/check-runtime-layers.sh OBJECT...     (the cuda_stub objects: ctest layers.runtime passes them)
-#   scripts/check-runtime-layers.sh DIR           (every *.o under DIR, e.g. build/driver-stub/CMakeFiles/cuda_stub.dir)
+#   scripts/check-runtime-layers.sh OBJECT...     (every object of libcuda.so.1: ctest layers.runtime passes those of
+#                                                  cuda_stub and of each static library linked into it)
+#   scripts/check-runtime-layers.sh DIR           (every *.o under DIR, e.g. build/driver-stub)
 #
 # The file-level call graph comes from the objects themselves: file A depends on file B when A has an undefined
 # symbol (`nm`: U) that B defines. Every cycle of that graph is a layering error (driver-stub/README.md, "Layers"):
@@ -27,8 +28,20 @@ done
   "$NM" -A -g --defined-only "${objs[@]}" | awk '{ o = $0; sub(/\.o:.*/, ".o", o); print "D", o, $NF }'
   "$NM" -A -u "${objs[@]}" | awk '{ o = $0; sub(/\.o:.*/, ".o", o); print "U", o, $NF }'
 } | awk '
-  # the file name of an object: ctx.c.o -> ctx.c, .../opencl/backend_opencl.c.o -> opencl/backend_opencl.c
-  { n = split($2, q, "/"); f = q[n]; sub(/\.o$/, "", f); if (n > 1 && q[n - 1] ~ /^(opencl|level0|cpu)$/) f = q[n - 1] "/" f; $2 = f }
+  # the file name of an object, from the CMake object path .../<dir>/CMakeFiles/<lib>.dir/<source>.o: files of
+  # the stub itself by their source path (ctx.c, opencl/backend_opencl.c), those of a library linked into it
+  # prefixed with its folder (cpu/cpu_sync.c, abi/container.c, fatbin/src/container.c: two libraries may have files of one name);
+  # any other object by its file name
+  {
+    n = split($2, q, "/"); f = q[n]; sub(/\.o$/, "", f)
+    for (i = n - 1; i >= 2; i--)
+      if (q[i] ~ /\.dir$/ && q[i - 1] == "CMakeFiles") {
+        f = ""; for (k = i + 1; k <= n; k++) if (q[k] != ".") f = f (f == "" ? "" : "/") q[k]; sub(/\.o$/, "", f)
+        if (q[i] != "cuda_stub.dir" && i >= 3) f = q[i - 2] "/" f
+        break
+      }
+    $2 = f
+  }
   $1 == "D" { def[$3] = $2; files[$2] = 1; next }
   $1 == "U" { use[++nu] = $2 SUBSEP $3; files[$2] = 1 }
   END {

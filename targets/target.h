@@ -27,9 +27,24 @@ struct LLVMOpaqueTargetMachine;
 struct LLVMOpaqueMemoryBuffer;
 struct p2n_diags;
 struct llvm_pass; /* targets/llvm/llvm_pass.h */
+struct emit_desc; /* targets/llvm/emit.h: what emission produced (kernels, layouts, globals) */
 
-/* Optional per-target lowering hooks for the shared LLVM emission (NULL on the host target). */
+/* Optional per-target hooks of the shared LLVM emission (every field may be NULL / false / 0). */
 typedef struct target_hooks {
+    /* Steps of a target's own around the shared emission (the host: its thread-loop entries, its descriptor).
+     * before_bodies: after the module's variables and function declarations, before the first body (a target's
+     *   own globals; E->tl_ok: the kernels whose bodies kernel_body_begin takes);
+     * kernel_body_begin: before a kernel's body; true: the hook made the function the body goes into (E->cur)
+     *   and kernel_body_end, after the body, builds the kernel's entries around it (E->block_fn);
+     * before_call: before a call that may read the thread's ctx (runtime calls but yield, device functions):
+     *   store there what the body keeps elsewhere;
+     * after_bodies: after every body and the deferred stubs, from the description D (the host: its kernel
+     *   descriptor and CPU attributes). */
+    void (*before_bodies)(struct emit_ctx *E);
+    bool (*kernel_body_begin)(struct emit_ctx *E, uint32_t fi);
+    void (*kernel_body_end)(struct emit_ctx *E, uint32_t fi);
+    void (*before_call)(struct emit_ctx *E);
+    void (*after_bodies)(struct emit_ctx *E, const struct emit_desc *D);
     /* replace p2n_rt_table function pointers (rt_fn: math slots) and calls (rt_call) by direct code */
     struct LLVMOpaqueValue *(*rt_fn)(struct emit_ctx *E, unsigned slot);
     struct LLVMOpaqueValue *(*rt_call)(struct emit_ctx *E, unsigned slot, struct LLVMOpaqueType *ret,
@@ -68,9 +83,6 @@ struct target_desc {
     unsigned code_kind;        /* P2N_CODE_* of abi/container.h: what a fat container calls this code */
     unsigned spirv_version;    /* SPIR-V targets: 0x10400, 0x10200 (SPIR-V 1.4 / 1.2); 0 otherwise */
     bool ready;                /* code generation implemented */
-    /* host: code for the CPU this process runs on (host CPU name and features as function attributes); the
-     * JIT of the driver stub uses it, AOT output stays portable unless asked (docs/architecture.md) */
-    bool native_cpu;
     /* P2N_LACKS_* (ptx2native.h) the target always lacks, whatever p2n_options.device_lacks says (SPIR-V:
      * recursion, which OpenCL forbids) */
     unsigned always_lacks;
@@ -87,16 +99,15 @@ struct target_desc {
     bool smem_in_ctx;
     bool smem_per_kernel;
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
-    bool thread_loop;          /* kernels without barriers/warp ops may run as a loop over the block's threads
-                                * (thread_loop.c; a host-runtime fast path, host_abi.h) */
     bool host_descriptor;      /* the module gets the __p2n_rt slot and the kernel/global descriptor of
-                                * host_abi.h (the CPU runtime reads it; AMDGPU's lowering reads it too) */
+                                * host_abi.h (the CPU runtime reads it; AMDGPU's lowering needs it until it
+                                * deletes it: it keeps the kernels referenced) */
     bool atomic_b128_native;   /* atom .b128 as an i128 atomicrmw/cmpxchg (x86-64 cmpxchg16b) */
     bool split_b128_memory;    /* ld/st .b128 as two 64-bit halves (no 128-bit scalar accesses) */
     bool no_masked_load;       /* the back end cannot lower llvm.masked.load (LLVM 22's SPIR-V back end aborts on
                                 * it): cp.async zero-fill copies byte by byte instead (emit_mem.c) */
     bool fp_atomics_native_ok; /* p2n_options.fp_atomics_native applies (AMDGPU hardware float atomics) */
-    const target_hooks *hooks; /* NULL: the host model (ctx + p2n_rt_table) */
+    const target_hooks *hooks; /* NULL: no hooks (every choice the generic one) */
     /* LLVM syncscope names for atomics and fences, per p2n_scope ("" = system). NULL: system scope for
      * everything (the host: one coherent address space, so narrower scopes would buy nothing). */
     const char *const *syncscopes;

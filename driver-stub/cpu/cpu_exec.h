@@ -1,6 +1,7 @@
 /* cpu_exec.h — grid execution for the CPU backend, shared by its files (private to driver-stub/cpu):
  *   cpu_fiber.c     context switch, fiber stacks, launch errors, failing a thread
  *   cpu_signals.c   SIGSEGV/SIGBUS of kernel code (alternate stacks, the fault handler)
+ *   cpu_activemask.c  completing a warp's activemask waiters (called by cpu_sync.c and cpu_warp.c)
  *   cpu_sync.c      activemask, barriers, thread exit, yield
  *   cpu_warp.c      warp collectives (shfl, vote, match, redux, elect, bar.warp.sync, warp matrix operations)
  *   cpu_rt_table.c  the runtime function table (__p2n_rt): trap, assert, clocks, printf, malloc, libm
@@ -218,8 +219,10 @@ void cpu_faults_remove(void);
 bool cpu_fault_scope_enter(worker *w);
 void cpu_fault_scope_leave(worker *w, bool alt);
 
-/* ---- cpu_sync.c ---- */
+/* ---- cpu_activemask.c ---- */
 bool cpu_am_check(worker *w, warpstate *ws, fiber *self);
+
+/* ---- cpu_sync.c ---- */
 void cpu_thread_finished_slow(worker *w, fiber *f, warpstate *ws);
 void cpu_rt_barrier(p2n_thread_ctx *ctx, uint32_t id, uint32_t count, uint32_t arrive);
 uint32_t cpu_rt_barrier_red(p2n_thread_ctx *ctx, uint32_t id, uint32_t count, uint32_t op, uint32_t pred);

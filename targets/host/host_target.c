@@ -6,6 +6,7 @@
 #include "codegen.h"
 #include "container.h"
 #include "emit.h"
+#include "host_emit.h"
 #include "host_target.h"
 
 static void host_init_llvm(void) {
@@ -28,7 +29,7 @@ static void host_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ctx)
 }
 
 /* Host objects are linked --no-undefined and import nothing: keep the optimiser from turning loops into
- * memset/memcpy calls (loop idiom recognition, e.g. in the thread-loop entries of emit_block.c). */
+ * memset/memcpy calls (loop idiom recognition, e.g. in the thread-loop entries of host_entries.c). */
 static bool host_forbid_libcalls(llvm_pass_ctx *X) {
     for (LLVMValueRef f = LLVMGetFirstFunction(X->M); f; f = LLVMGetNextFunction(f))
         if (!LLVMIsDeclaration(f))
@@ -59,20 +60,23 @@ static const llvm_pass host_pre_codegen[] = {
 #define HOST_COMMON                                                                                          \
     .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .wave_size = 32, .code_kind = P2N_CODE_HOST_ELF,   \
     .ready = true, .as_global = 0, .as_shared = 0, .as_local = 0, .as_const = 0, .as_generic = 0,            \
-    .ptr_as = 0, .generic_is_global = true, .smem_in_ctx = true, .rt_table = true, .thread_loop = true,      \
-    .host_descriptor = true, .atomic_b128_native = true, .hooks = NULL, .syncscopes = NULL,                  \
+    .ptr_as = 0, .generic_is_global = true, .smem_in_ctx = true, .rt_table = true, .host_descriptor = true,  \
+    .atomic_b128_native = true, .syncscopes = NULL,                                                          \
     .split_kernels = true, .init_llvm = host_init_llvm, .build_trap = host_build_trap, .lower = host_lower,  \
     .pre_opt = host_pre_opt, .pre_codegen = host_pre_codegen, .finish = host_finish
 
 const target_desc target_host = {
     .name = "host",
     .description = "x86-64 CPU (the CPU runtime)",
+    .hooks = &host_hooks,
     HOST_COMMON,
 };
 
 const target_desc target_host_native = {
     .name = "host-native",
     .description = "x86-64 CPU this process runs on (not portable)",
-    .native_cpu = true,
+    /* code for the CPU this process runs on (host CPU name and features as function attributes, host_hooks.c);
+     * the JIT of the driver stub uses it, AOT output stays portable unless asked (docs/architecture.md) */
+    .hooks = &host_native_hooks,
     HOST_COMMON,
 };

@@ -81,14 +81,14 @@ typedef struct emit_ctx {
     const ir_ins *ins;      /* instruction being emitted (diagnostics) */
     int failed;
     bool internal_error;
-    /* host thread-loop fast path (thread_loop.h) */
-    bool *tl_ok;            /* per function: kernel gets a `.block` entry */
-    LLVMValueRef *block_fn; /* per function: that entry */
-    LLVMValueRef tl_args[5];/* in a kernel body: tid.x, tid.y, tid.z, laneid, warpid arguments */
-    LLVMValueRef tl_fiber;  /* in a kernel body: i1, true when called by the fiber entry (may yield) */
+    /* a kernel body in a function of the target's (target_hooks.kernel_body_begin: the host's thread loop) */
+    bool *tl_ok;            /* per function: the target's plan, kernel gets such a body and a `.block` entry */
+    LLVMValueRef *block_fn; /* per function: that entry (the descriptor names it; deferred stubs delete it) */
+    LLVMValueRef tl_args[5];/* in such a body: tid.x, tid.y, tid.z, laneid, warpid arguments */
+    LLVMValueRef tl_fiber;  /* in such a body: i1, true when called by the fiber entry (may yield) */
     LLVMValueRef ybud;      /* host: i32 alloca, the function's copy of ctx->yield_budget */
     LLVMValueRef stalls;    /* SPIR-V without forward progress: i32 alloca, failed mbarrier polls (spirv_barrier.c) */
-    bool native_fma;        /* host-native with FMA: fma.rn is llvm.fma */
+    bool native_fma;        /* code for a CPU with FMA (target_hooks.before_bodies): fma.rn is llvm.fma */
     unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
     bool defer_unsupported; /* p2n_options.defer_unsupported */
     bool fp_atomics_native; /* p2n_options.fp_atomics_native, AMDGPU only */

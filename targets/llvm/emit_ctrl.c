@@ -3,7 +3,6 @@
 #include <string.h>
 
 #include "emit.h"
-#include "thread_loop.h"
 #include "host_abi.h"
 
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
@@ -147,7 +146,7 @@ static bool emit_call(emit_ctx *E, const ir_ins *ins) {
         }
     }
     LLVMValueRef cargs[3] = {E->ctx, rbuf, abuf};
-    tl_sync_ctx(E);
+    if (E->t->hooks && E->t->hooks->before_call) E->t->hooks->before_call(E);
     /* the callee starts from ctx's budget and may yield (which refills it): hand ours over and take it back */
     if (E->ybud) LLVMBuildStore(E->B, LLVMBuildLoad2(E->B, E->i32, E->ybud, ""), gep8(E, E->ctx, c64(E, CTX_YIELD)));
     LLVMBuildCall2(E->B, E->fn_ty, callee, cargs, 3, "");

@@ -7,7 +7,6 @@
 #include "emit_texture.h"
 #include "emit_atom.h"
 #include "../ptx2native.h"
-#include "thread_loop.h"
 #include "host_abi.h"
 #include "support.h"
 
@@ -251,8 +250,9 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     E->fidx = fi;
     E->cur = E->fn[fi];
     E->cc = NULL;
-    bool tl = f->is_entry && E->tl_ok && E->tl_ok[fi];
-    if (tl) tl_begin(E, fi); /* the body goes into K.body; the entries call it (emit_block.c) */
+    /* a target may put a kernel's body into a function of its own and build the entries after it */
+    const target_hooks *H = E->t->hooks;
+    bool own_body = f->is_entry && H && H->kernel_body_begin && H->kernel_body_begin(E, fi);
     E->regs = calloc(f->nregs + 1, sizeof *E->regs);
     E->lvar = calloc(E->m->nvars + 1, sizeof *E->lvar);
     E->bbs = calloc(f->nblocks + 1, sizeof *E->bbs);
@@ -327,7 +327,7 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     LLVMBuildRetVoid(E->B);
     LLVMBuildBr(E->AB, f->nblocks ? E->bbs[0] : exitbb);
     E->ybud = NULL;
-    if (tl) tl_finish(E, fi);
+    if (own_body) H->kernel_body_end(E, fi);
     free(E->regs);
     free(E->lvar);
     free(E->bbs);
@@ -493,7 +493,9 @@ void emit_desc_free(emit_desc *D) {
     free(D);
 }
 
-/* The host's binary descriptor __p2n_module (host_abi.h p2n_module_desc), written from the description. */
+/* The binary descriptor __p2n_module (host_abi.h p2n_module_desc), written from the description: the CPU
+ * runtime's loader reads it; AMDGPU's lowering deletes it, but relies on it keeping the kernels referenced
+ * until then (amdgpu_printf.c drops unreferenced internal functions). */
 static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
     LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
     LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
@@ -597,9 +599,6 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->fn = calloc(m->nfuncs + 1, sizeof *E->fn);
     E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
     E->fn_flags = calloc(m->nfuncs + 1, sizeof *E->fn_flags);
-    /* the thread-loop fast path belongs to the host runtime (host_abi.h); other targets never get it */
-    if (t->thread_loop) E->tl_ok = thread_loop_kernels(m);
-    if (t->native_cpu) E->native_fma = host_native_fma();
 
     if (m->address_size == 32) {
         diag_error(E->d, 1, 1, "unsupported PTX module for target %s (.address_size 32)", t->name);
@@ -707,6 +706,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
         LLVMValueRef rtg = LLVMAddGlobal(E->M, E->ptr, "__p2n_rt");
         LLVMSetInitializer(rtg, LLVMConstNull(E->ptr));
     }
+    if (t->hooks && t->hooks->before_bodies) t->hooks->before_bodies(E);
     /* bodies */
     for (uint32_t fi = 0; fi < m->nfuncs && E->failed <= 200; fi++) {
         if (m->funcs[fi].has_body) emit_body(E, fi);
@@ -722,7 +722,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
     emit_desc *desc = E->failed ? NULL : build_desc(E);
     if (!E->failed && t->host_descriptor) emit_descriptor(E, desc);
-    if (!E->failed && t->native_cpu) host_native_attrs(E);
+    if (!E->failed && t->hooks && t->hooks->after_bodies) t->hooks->after_bodies(E, desc);
     LLVMDisposeBuilder(E->B);
     LLVMDisposeBuilder(E->AB);
     free(E->gvar);

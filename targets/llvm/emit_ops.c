@@ -5,7 +5,6 @@
 
 #include "emit.h"
 #include "emit_texture.h" /* tex_operand_is_ref, texref_handle: `mov r, texref` */
-#include "thread_loop.h"
 
 unsigned tbits(ir_type t) { return t == IR_T_PRED ? 1 : ir_type_bits[t]; }
 
@@ -121,12 +120,6 @@ LLVMValueRef intrin(emit_ctx *E, const char *name, LLVMTypeRef *tys, unsigned nt
 }
 
 LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
-    /* in a thread-loop kernel body the thread's coordinates are arguments (emit_block.c) */
-    if (E->tl_fiber && t == E->i32) {
-        if (off == CTX_TID || off == CTX_TID + 4 || off == CTX_TID + 8) return E->tl_args[(off - CTX_TID) / 4];
-        if (off == CTX_LANEID) return E->tl_args[3];
-        if (off == CTX_WARPID) return E->tl_args[4];
-    }
     if (E->t->hooks && E->t->hooks->ctx_field) {
         LLVMValueRef v = E->t->hooks->ctx_field(E, off, t);
         if (v) return v;
@@ -145,7 +138,8 @@ LLVMValueRef rt_fn(emit_ctx *E, unsigned slot) {
 
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n) {
     if (E->t->hooks && E->t->hooks->rt_call) return E->t->hooks->rt_call(E, slot, ret, args, n);
-    if (slot != RT_YIELD) tl_sync_ctx(E); /* the runtime may report or print the calling thread */
+    /* the runtime may report or print the calling thread */
+    if (slot != RT_YIELD && E->t->hooks && E->t->hooks->before_call) E->t->hooks->before_call(E);
     LLVMTypeRef at[8];
     for (unsigned i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, at, n, 0);

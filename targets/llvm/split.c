@@ -196,7 +196,7 @@ static uint32_t uf_find(uint32_t *up, uint32_t a) {
 
 /* Kernels that share a helper making up at least half of either one's cost go to the same partition: split,
  * each partition would optimise the helper before inlining it (the serial compile does that once). The host
- * target's thread-loop entry K.block and its per-thread entry K both wrap one body, K.body (emit_block.c);
+ * target's thread-loop entry K.block and its per-thread entry K both wrap one body, K.body (targets/host/host_entries.c);
  * helpers every kernel calls a little of (math library slow paths) stay shared. grp[k]: the group of roots[k]. */
 static void share_groups(const graph *G, const uint32_t *roots, unsigned nroots, const uint64_t *cost,
                          uint32_t *stamp, uint32_t *stack, uint32_t *grp) {

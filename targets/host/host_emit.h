@@ -1,7 +1,9 @@
-/* thread_loop.h — the host target's thread-loop fast path (thread_loop.c: which kernels; emit_block.c: the
- * entries). See host_abi.h for the contract with the CPU runtime. */
-#ifndef P2N_THREAD_LOOP_H
-#define P2N_THREAD_LOOP_H
+/* host_emit.h — the host target's own steps of the shared LLVM emission (targets/llvm/, emit.h), reached through
+ * its target_hooks (host_hooks.c): the thread-loop fast path (thread_loop.c: which kernels; host_entries.c: the
+ * entries) and the host-native CPU attributes. See host_abi.h for the
+ * contract with the CPU runtime. Private to targets/host/. */
+#ifndef P2N_HOST_EMIT_H
+#define P2N_HOST_EMIT_H
 
 #include <stdbool.h>
 
@@ -25,5 +27,8 @@ void tl_sync_ctx(emit_ctx *E);
  * defined function; *fma tells whether the CPU has FMA (fma.rn then needs no runtime call). */
 void host_native_attrs(emit_ctx *E);
 bool host_native_fma(void);
+
+/* host_hooks.c: the hooks of target_host and target_host_native */
+extern const target_hooks host_hooks, host_native_hooks;
 
 #endif

@@ -1,4 +1,4 @@
-/* emit_block.c — entries of the host thread-loop fast path (thread_loop.h) and host-native CPU attributes.
+/* host_entries.c — entries of the host thread-loop fast path (host_emit.h) and host-native CPU attributes.
  *
  * A kernel that may run its threads sequentially (thread_loop.c) is emitted as
  *     internal alwaysinline void K.body(params, ctx, tid.x, tid.y, tid.z, laneid, warpid, i1 fiber)
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thread_loop.h"
+#include "host_emit.h"
 #include "host_abi.h"
 
 static void fn_attr(emit_ctx *E, LLVMValueRef fn, unsigned idx, const char *name) {

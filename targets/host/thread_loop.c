@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "thread_loop.h"
+#include "host_emit.h"
 #include "host_abi.h"
 
 enum { OP_SAFE, OP_SYNC, OP_UNSAFE };
