@@ -23,6 +23,20 @@
  * rt functions see the calling thread there. It never calls rt->yield, rt->exit_thread or any barrier or
  * warp function. Local memory of each thread lives on the stack the block entry runs on.
  *
+ * Coroutine entry (version 4): a kernel whose threads wait for each other only at points in the entry function
+ * itself (barriers, warp collectives, warp matrix operations, rt->yield at loop back-edges; no activemask, no
+ * isspacep.local, no waiting or exit in a called function: targets/host/host_coro.c) may also have a
+ * `coro_entry`, flagged P2N_KERNEL_CORO: the same code as an LLVM switch-lowered coroutine. Calling it starts
+ * the thread; it first asks rt->coro_frame(ctx, size) for its frame (the live state kept across waits; the
+ * runtime owns it, 64-byte aligned) and stores it in ctx->coro_frame (so that the optimiser sees the frame
+ * outlive the call), then runs until the thread finishes or must wait. A runtime function that
+ * would block the thread instead records the wait, sets ctx->suspend = 1 and returns; the code then returns to
+ * the runtime with the frame suspended. The runtime resumes it by calling the frame's first word (a
+ * `void (*)(void *frame)`) with the frame, after clearing ctx->suspend; the resumed code fetches the waited-for
+ * result with rt->coro_result(ctx, res2) (res2: the operation's second result, e.g. shfl's in-range predicate).
+ * A return with ctx->suspend == 0 means the thread finished. Threads are then plain records resumed by one
+ * scheduler loop on one stack per block instead of fibers with a stack each (bench/cpu/RESULTS.md).
+ *
  * Address spaces on the CPU: global and generic addresses are host pointers. Shared-window addresses
  * (`.shared` state space, 32-bit or 64-bit) are byte offsets into the block's shared memory `ctx->smem`;
  * cvta.shared adds ctx->smem, cvta.to.shared subtracts it. Local-window addresses are host pointers into
@@ -35,8 +49,9 @@
 
 /* 2: p2n_kernel_desc.block_entry and P2N_KERNEL_THREAD_LOOP (the runtime still loads version 1 objects, whose
  * kernel table lacks that last field); 3: p2n_thread_ctx.launch_flags (code may read it: a runtime of version 2
- * must not load such an object; the runtime loads versions 1..3) */
-#define P2N_HOST_ABI_VERSION 3u
+ * must not load such an object; the runtime loads versions 1..3); 4: p2n_kernel_desc.coro_entry,
+ * P2N_KERNEL_CORO, p2n_thread_ctx.suspend and the rt slots coro_frame/coro_result (the runtime loads 1..4) */
+#define P2N_HOST_ABI_VERSION 4u
 
 typedef struct p2n_thread_ctx {
     uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
@@ -50,6 +65,8 @@ typedef struct p2n_thread_ctx {
     const struct p2n_rt_table *rt;
     void *priv;               /* runtime-private (fiber, block and warp state) */
     uint32_t launch_flags;    /* P2N_LAUNCH_* of this launch, the same in every thread (version 3) */
+    uint32_t suspend;         /* coroutine entry: set by a runtime function that must wait (version 4) */
+    void *coro_frame;         /* coroutine entry: the code stores its frame here when it starts (version 4) */
 } p2n_thread_ctx;
 
 /* p2n_thread_ctx.launch_flags. CLUSTER: a cluster launch (cluster dimensions given at launch or by
@@ -134,6 +151,10 @@ typedef struct p2n_rt_table {
     void (*warp_matrix)(p2n_thread_ctx *ctx, uint32_t op, uint32_t *io);
     /* isspacep.local: 1 when the generic address lies in the calling thread's local window (its stack) */
     uint32_t (*is_local)(p2n_thread_ctx *ctx, uint64_t addr);
+    /* version 4, coroutine entries (above): the calling thread's frame of `size` bytes; the result of the wait
+     * the thread was resumed from (*res2, when res2 is not NULL, gets its second result) */
+    void *(*coro_frame)(p2n_thread_ctx *ctx, uint64_t size);
+    uint32_t (*coro_result)(p2n_thread_ctx *ctx, uint32_t *res2);
 } p2n_rt_table;
 
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,
@@ -142,7 +163,8 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
                                         * dimensions (cuLaunchKernel fails with CUDA_ERROR_INVALID_CLUSTER_SIZE) */,
        P2N_KERNEL_CLUSTER_DIMS = 32u /* .reqnctapercluster: every launch is a cluster launch */,
        P2N_KERNEL_LAUNCH_FLAGS = 64u /* some code of the module reads ctx launch_flags (AMDGPU: the kernels take
-                                      * them as a hidden trailing kernel argument, targets/amdgpu/amdgpu_lower.c) */ };
+                                      * them as a hidden trailing kernel argument, targets/amdgpu/amdgpu_lower.c) */,
+       P2N_KERNEL_CORO = 128u /* coro_entry is set (version 4) */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 /* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,
@@ -170,6 +192,8 @@ typedef struct p2n_kernel_desc {
     uint32_t flags;               /* P2N_KERNEL_* */
     /* version 2: runs every thread of a block (see above); NULL when the kernel needs fibers */
     void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx);
+    /* version 4: the coroutine entry (see above); NULL when the kernel has none */
+    void (*coro_entry)(const uint8_t *params, p2n_thread_ctx *ctx);
 } p2n_kernel_desc;
 
 typedef struct p2n_global_desc {

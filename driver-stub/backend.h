@@ -67,6 +67,7 @@ typedef struct p2n_bk_kernel_info {
                                       * dimensions) fails with CUDA_ERROR_INVALID_CLUSTER_SIZE, as on NVIDIA */
     int cluster_dims_fixed;          /* .reqnctapercluster: every launch is a cluster launch */
     uint32_t num_regs;               /* best estimate; 0 = unknown */
+    const char *execution;           /* how the backend runs the kernel's threads, in words (P2N_VERBOSE); NULL: - */
 } p2n_bk_kernel_info;
 
 typedef struct p2n_bk_launch {

@@ -117,6 +117,7 @@ static void cpu_kernel_info_(const p2n_bk_kernel *k, p2n_bk_kernel_info *out)
     memcpy(out->reqntid, ki.reqntid, sizeof out->reqntid);
     out->cluster_launch = ki.cluster_launch;
     out->cluster_dims_fixed = ki.cluster_dims_fixed;
+    out->execution = ki.execution;
 }
 
 static CUresult cpu_launch_(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)

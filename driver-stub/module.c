@@ -764,6 +764,8 @@ static CUresult get_function(p2n_module *m, const char *name, p2n_func **out)
     f->bk = k;
     f->name = nm;
     p2n_drv.be->kernel_info(k, &f->info);
+    if (f->info.execution && p2n_drv_verbose())
+        fprintf(stderr, "ptx2native: kernel '%s' runs as %s\n", nm, f->info.execution);
     int budget = p2n_drv.dev.max_shared_per_block - (int)f->info.static_shared_bytes;
     f->max_dynamic_shared = budget > 0 ? budget : 0;
     f->carveout = -1;

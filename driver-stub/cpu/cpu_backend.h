@@ -56,6 +56,7 @@ typedef struct cpu_kernel_info {
     uint32_t reqntid[3];            /* 0 when not required */
     int cluster_launch;             /* P2N_KERNEL_CLUSTER_LAUNCH: launches must give cluster dimensions */
     int cluster_dims_fixed;         /* P2N_KERNEL_CLUSTER_DIMS: .reqnctapercluster, every launch is a cluster launch */
+    const char *execution;          /* how its threads run (cpu_exec.h), in words, for P2N_VERBOSE */
 } cpu_kernel_info;
 void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info);
 

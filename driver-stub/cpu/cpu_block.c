@@ -77,6 +77,89 @@ static void cpu_run_block_loop(worker *w) {
     }
 }
 
+static void cpu_report_deadlock(worker *w);
+
+/* Runs fiber f's coroutine (started = false: start the thread) until it waits or ends; a thread that ends is
+ * finished and, as the fiber runner does, the next unstarted thread starts at once on the same stack. */
+static void cpu_coro_run(worker *w, fiber *f, bool started) {
+    launch *L = w->L;
+    for (;;) {
+        f->state = F_RUNNING;
+        f->ctx.suspend = 0;
+        w->cur = f;
+        if (started) {
+            (*(void (**)(void *))f->frame)(f->frame);
+        } else {
+            f->ctx.yield_budget = w->tmpl.yield_budget; /* the rest of ctx is set per launch / per block */
+            f->frame = NULL;
+            L->coro_entry(L->params, &f->ctx);
+        }
+        if (f->ctx.suspend) /* it waits: the runtime function registered or queued it */
+            return;
+        cpu_thread_finished(w, f);
+        if (atomic_load_explicit(&L->abort, memory_order_relaxed)) {
+            w->aborted = true;
+            return;
+        }
+        if (w->next_unstarted >= w->nthreads)
+            return;
+        f = &w->fib[w->next_unstarted++];
+        started = false;
+    }
+}
+
+/* The coroutine runner (host_abi.h, coroutine entry): the block's scheduler loop, the same queue discipline as
+ * cpu_run_block's, on one stack: resuming a thread is a call, not a stack switch, and a thread keeps only its
+ * live values (its frame) between waits instead of a stack. trap/assert/faults leave this runner as they leave
+ * a thread's fiber. */
+static void cpu_coro_runner_main(void *arg) {
+    worker *w = arg;
+#if P2N_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &w->sched_lo, &w->sched_size);
+#endif
+    launch *L = w->L;
+    uint32_t n = w->nthreads;
+    while (!w->aborted) {
+        if (w->next_unstarted < n && !w->start_queued) {
+            cpu_runq_push(w, START_TOKEN);
+            w->start_queued = true;
+        }
+        if (w->rq_count == 0) {
+            if (w->ndone < n)
+                cpu_report_deadlock(w), w->aborted = true;
+            break;
+        }
+        if (atomic_load_explicit(&L->abort, memory_order_relaxed)) {
+            w->aborted = true;
+            break;
+        }
+        int32_t it = cpu_runq_pop(w);
+        if (it == START_TOKEN) {
+            w->start_queued = false;
+            if (w->next_unstarted < n)
+                cpu_coro_run(w, &w->fib[w->next_unstarted++], false);
+        } else {
+            cpu_coro_run(w, &w->fib[it], true);
+        }
+    }
+    w->cur = NULL;
+    cpu_leave_fiber(w);
+}
+
+static void cpu_run_block_coro(worker *w) {
+    p2n_stack *s = cpu_stack_get(w);
+    if (!s) {
+        cpu_launch_fail(w->L, CPU_ERR_OUT_OF_RESOURCES, cpu_fmt("kernel '%s': out of memory for thread stacks", w->L->kd->name));
+        w->aborted = true;
+        return;
+    }
+    w->cur_stack = s;
+    cpu_switch_to_fiber(w, cpu_init_frame(s, cpu_coro_runner_main, w), s);
+    /* the runner ended or was left (trap, fault): no thread holds the stack any more */
+    cpu_stack_put(w, s);
+    w->cur_stack = NULL;
+}
+
 static void cpu_report_deadlock(worker *w) {
     p2n_buf b = {0};
     char *head = cpu_fmt("kernel '%s': deadlock in block [%u,%u,%u]: all %u live threads are blocked (CUDA would hang):",
@@ -188,6 +271,10 @@ void cpu_run_block(worker *w, uint64_t bid) {
     /* fibers t >= next_unstarted are unstarted whatever their state field says */
     for (uint32_t t = 0; t < n; t++)
         memcpy(w->fib[t].ctx.ctaid, w->tmpl.ctaid, sizeof w->tmpl.ctaid);
+    if (L->coro_entry) {
+        cpu_run_block_coro(w);
+        goto finish;
+    }
 
     for (;;) {
         if (w->release_stack) {

@@ -110,6 +110,7 @@ typedef struct fiber {
     uint64_t value;
     uintptr_t site;        /* activemask call site */
     uint32_t res, res2;    /* results handed over by the thread that completed the operation */
+    void *frame;           /* coroutine entry: the thread's frame (rt->coro_frame), resumed through its first word */
     uint32_t bar_id, bar_count;
     int32_t next_waiter;
 } fiber;
@@ -136,6 +137,7 @@ typedef struct launch {
     const cpu_kernel *k;
     const p2n_kernel_desc *kd;
     void (*tl_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* thread-loop entry, NULL: fibers */
+    void (*coro_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* coroutine entry, NULL: fibers */
     const uint8_t *params;
     uint32_t grid[3], block[3];
     uint64_t nblocks, chunk;
@@ -174,6 +176,9 @@ typedef struct worker {
     uint64_t (*arr_gen)[NBARRIERS]; /* per thread: generation of the barrier it bar.arrive'd at */
     uint8_t *smem;
     size_t smem_cap;
+    /* coroutine frames of the block's threads (rt->coro_frame): nthreads slots of frame_slot bytes */
+    uint8_t *frames;
+    size_t frames_cap, frame_slot;
 #if P2N_ASAN
     const void *sched_lo;
     size_t sched_size;
@@ -281,6 +286,16 @@ static inline _Noreturn void cpu_leave_fiber(worker *w) {
     __sanitizer_start_switch_fiber(NULL, w->sched_lo, w->sched_size);
 #endif
     p2n_ctx_jump(w->sched_sp);
+}
+
+/* The calling thread must wait (it is already registered as waiting): a fiber suspends here; a thread of a
+ * coroutine entry only says so in its ctx and returns, and its code then suspends itself (host_abi.h). */
+static inline void cpu_wait(worker *w, fiber *f) {
+    if (w->L->coro_entry) {
+        f->ctx.suspend = 1;
+        return;
+    }
+    cpu_suspend(w, f);
 }
 
 static inline void cpu_runq_push(worker *w, int32_t v) {

@@ -52,6 +52,9 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     L.kd = kd;
     const char *tl_env = getenv("P2N_CPU_THREADLOOP");
     L.tl_entry = tl_env && tl_env[0] == '0' ? NULL : k->block_entry;
+    /* coroutine threads (host_abi.h) unless disabled: P2N_CPU_CORO=0 runs such kernels on fibers, as before */
+    const char *coro_env = getenv("P2N_CPU_CORO");
+    L.coro_entry = L.tl_entry || (coro_env && coro_env[0] == '0') ? NULL : k->coro_entry;
     L.params = cl->params;
     for (int i = 0; i < 3; i++) {
         L.grid[i] = cl->grid[i];

@@ -99,9 +99,12 @@ static const char *check_elf(const uint8_t *img, size_t size) {
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
-/* Kernel i of the table: version 1 entries end before block_entry (their stride is its offset). */
+/* Kernel i of the table: version 1 entries end before block_entry, versions 2 and 3 before coro_entry (their
+ * stride is that field's offset). */
 static const p2n_kernel_desc *kdesc(const p2n_module_desc *d, uint32_t i) {
-    size_t stride = d->abi_version == 1 ? offsetof(p2n_kernel_desc, block_entry) : sizeof(p2n_kernel_desc);
+    size_t stride = d->abi_version == 1   ? offsetof(p2n_kernel_desc, block_entry)
+                    : d->abi_version <= 3 ? offsetof(p2n_kernel_desc, coro_entry)
+                                          : sizeof(p2n_kernel_desc);
     return (const p2n_kernel_desc *)(const void *)((const char *)d->kernels + (size_t)i * stride);
 }
 
@@ -228,6 +231,8 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
         /* the flag and the entry must agree: an object claiming one without the other gets fibers */
         if (d->abi_version >= 2 && (m->kernels[i].desc->flags & P2N_KERNEL_THREAD_LOOP))
             m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
+        if (d->abi_version >= 4 && (m->kernels[i].desc->flags & P2N_KERNEL_CORO))
+            m->kernels[i].coro_entry = m->kernels[i].desc->coro_entry;
     }
     *out = m;
     return CPU_OK;
@@ -277,6 +282,12 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
     info->param_buffer_size = d->param_buffer_size;
     info->static_shared_bytes = d->static_smem_bytes;
     info->local_bytes = d->local_bytes;
+    bool waits = d->flags & (P2N_KERNEL_USES_BARRIERS | P2N_KERNEL_USES_WARP_OPS | P2N_KERNEL_MAY_SPIN);
+    info->execution = k->block_entry ? "a loop over each block's threads (no thread waits for another)"
+                      : k->coro_entry ? "coroutines, one stack per block (P2N_CPU_CORO=0: fibers)"
+                      : waits ? "fibers, a stack per thread (a wait lies in a called function, or the kernel uses "
+                                "activemask or isspacep.local: targets/host/host_coro.c)"
+                              : "fibers that never switch";
     uint32_t maxt = 1024;
     if (d->maxntid[0]) {
         uint32_t n = d->maxntid[0] * (d->maxntid[1] ? d->maxntid[1] : 1) * (d->maxntid[2] ? d->maxntid[2] : 1);

@@ -46,6 +46,7 @@ static void worker_delete(worker *w) {
     free(w->tids);
     free(w->arr_gen);
     free(w->smem);
+    free(w->frames);
     free(w->out.data);
     free(w->chunks);
     free(w->altstack);

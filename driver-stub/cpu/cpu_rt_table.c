@@ -71,6 +71,40 @@ static void rt_free(p2n_thread_ctx *ctx, void *p) {
     free(p);
 }
 
+/* The frame of a coroutine thread (host_abi.h): one slot per thread of the block in the worker's buffer. All
+ * threads of a kernel ask for the same size and thread 0 of a block asks first (threads start in index order),
+ * so it sizes the buffer; no frame is live then. */
+static void *rt_coro_frame(p2n_thread_ctx *ctx, uint64_t size) {
+    fiber *f = F(ctx);
+    worker *w = f->w;
+    size_t slot = ((size_t)size + 63) & ~(size_t)63;
+    if (f->index == 0) {
+        size_t need = slot * w->nthreads;
+        if (need > w->frames_cap) {
+            free(w->frames);
+            w->frames_cap = 0;
+            w->frames = aligned_alloc(64, need);
+            if (!w->frames)
+                cpu_fail_thread(w, f, CPU_ERR_OUT_OF_RESOURCES, "out of memory for %u coroutine frames of %zu bytes",
+                                w->nthreads, slot);
+            w->frames_cap = need;
+        }
+        w->frame_slot = slot;
+    } else if (slot != w->frame_slot) {
+        cpu_fail_thread(w, f, CPU_ERR_LAUNCH_FAILED, "internal error: coroutine frame of %zu bytes, thread 0's has %zu",
+                        slot, w->frame_slot);
+    }
+    f->frame = w->frames + (size_t)f->index * slot;
+    return f->frame;
+}
+
+static uint32_t rt_coro_result(p2n_thread_ctx *ctx, uint32_t *res2) {
+    fiber *f = F(ctx);
+    if (res2)
+        *res2 = f->res2;
+    return f->res;
+}
+
 static float m_sinf(float x) { return sinf(x); }
 static float m_cosf(float x) { return cosf(x); }
 static float m_exp2f(float x) { return exp2f(x); }
@@ -110,4 +144,6 @@ const p2n_rt_table p2n_cpu_rt_table = {
     .free = rt_free,
     .warp_matrix = cpu_rt_warp_matrix,
     .is_local = cpu_rt_is_local,
+    .coro_frame = rt_coro_frame,
+    .coro_result = rt_coro_result,
 };

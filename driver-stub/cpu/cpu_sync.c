@@ -64,7 +64,7 @@ static uint32_t cpu_bar_arrive(p2n_thread_ctx *ctx, uint32_t id, uint32_t count,
         B->head = (int32_t)f->index;
     B->tail = (int32_t)f->index;
     cpu_settle(w, f);
-    cpu_suspend(w, f);
+    cpu_wait(w, f);
     return f->res;
 }
 
@@ -88,7 +88,7 @@ __attribute__((noinline)) uint32_t cpu_rt_activemask(p2n_thread_ctx *ctx) {
     ws->am_waiting |= 1u << f->lane;
     if (cpu_am_check(w, ws, f))
         return f->res;
-    cpu_suspend(w, f);
+    cpu_wait(w, f);
     return f->res;
 }
 
@@ -116,6 +116,8 @@ _Noreturn void cpu_rt_exit_thread(p2n_thread_ctx *ctx) {
     worker *w = f->w;
     if (w->L->tl_entry) /* the compiler never emits this call in a thread-loop kernel (host_abi.h) */
         cpu_fail_thread(w, f, CPU_ERR_LAUNCH_FAILED, "internal error: exit through the runtime in a thread-loop kernel");
+    if (w->L->coro_entry) /* nor in a coroutine entry: there the thread ends by returning */
+        cpu_fail_thread(w, f, CPU_ERR_LAUNCH_FAILED, "internal error: exit through the runtime in a coroutine kernel");
     p2n_stack *s = f->stack;
     cpu_thread_finished(w, f);
     w->release_stack = s;
@@ -141,5 +143,5 @@ void cpu_rt_yield(p2n_thread_ctx *ctx) {
         return;
     }
     cpu_runq_push(w, (int32_t)f->index);
-    cpu_suspend(w, f);
+    cpu_wait(w, f);
 }

@@ -175,7 +175,7 @@ static void cpu_coll_arrive(fiber *f, uint32_t kind, uint32_t op, uint32_t mask,
     f->wait = W_COLL;
     if (ws->am_waiting)
         cpu_am_check(w, ws, NULL);
-    cpu_suspend(w, f);
+    cpu_wait(w, f);
 }
 
 uint32_t cpu_rt_shfl(p2n_thread_ctx *ctx, uint32_t mode, uint32_t value, uint32_t b, uint32_t c, uint32_t membermask,

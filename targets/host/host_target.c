@@ -6,6 +6,7 @@
 #include "codegen.h"
 #include "container.h"
 #include "emit.h"
+#include "host_coro.h"
 #include "host_emit.h"
 #include "host_target.h"
 
@@ -46,6 +47,7 @@ static int host_finish(const target_desc *t, LLVMModuleRef M, const void *const 
 
 static const llvm_pass host_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, false},
+    {"make-coroutines", host_pass_make_coroutines, false},
     {NULL, NULL, false},
 };
 static const llvm_pass host_pre_opt[] = {

@@ -499,8 +499,8 @@ void emit_desc_free(emit_desc *D) {
 static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
     LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
     LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
-                           E->ptr};
-    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 13, 0);
+                           E->ptr, E->ptr};
+    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 14, 0);
     LLVMTypeRef gt_el[] = {E->ptr, E->ptr, E->i64};
     LLVMTypeRef gt = LLVMStructTypeInContext(E->C, gt_el, 3, 0);
     LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
@@ -525,8 +525,9 @@ static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
                              u32_array(E, sizes, np), c32(E, (uint32_t)k->param_bytes), c32(E, k->static_smem),
                              c32(E, D->dyn_align), c32(E, (uint32_t)k->local_bytes), LLVMConstArray2(E->i32, mx, 3),
                              LLVMConstArray2(E->i32, rq, 3), c32(E, k->flags),
-                             E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr)};
-        ks[nk++] = LLVMConstNamedStruct(kt, el, 13);
+                             E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr),
+                             LLVMConstNull(E->ptr) /* coro_entry: targets/host/host_coro.c fills it in */};
+        ks[nk++] = LLVMConstNamedStruct(kt, el, 14);
         free(offs);
         free(sizes);
     }
