@@ -572,7 +572,10 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef basebit = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntULT, base, c32(E, 32), ""),
                                             LLVMBuildTrunc(BLD, shr_s(E, mask, base, false), E->i1, ""), "");
         LLVMValueRef rz = sel(E, basebit, base, res);
-        wr(E, &o[0], IR_T_U32, sel(E, zero, rz, sel(E, pos, resf, resb)));
+        /* the ISA's search starts at base and stops when pos leaves [0, 31]: a base beyond 31 finds nothing
+           whatever the offset (the H100 returns 0xffffffff; the unrolled loops above would wrap around) */
+        LLVMValueRef inrange = LLVMBuildICmp(BLD, LLVMIntULT, base, c32(E, 32), "");
+        wr(E, &o[0], IR_T_U32, sel(E, inrange, sel(E, zero, rz, sel(E, pos, resf, resb)), res));
         return true;
     }
     case IR_OP_SZEXT: {
