@@ -98,11 +98,18 @@ static LLVMValueRef fma_rt(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValu
     return LLVMBuildCall2(BLD, fty, fn, args, 3, "");
 }
 
+/* s + err == a + b exactly. Fast2Sum on the operands ordered by magnitude (|x| >= |y|): z = s - x and y - z
+ * are exact, and z cannot overflow while s is finite. Knuth's branch-free TwoSum computes s - a, which
+ * overflows for operands near the format's maximum with cancellation (FLT_MAX + -1.06e38 under .rz gave
+ * err = NaN, so the rounded sum was not corrected). An infinite s is corrected by ovf_fix, not by err. */
 static void two_sum(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *s, LLVMValueRef *err) {
+    LLVMTypeRef ft = LLVMTypeOf(a);
+    LLVMValueRef aa = intrin(E, "llvm.fabs", &ft, 1, &a, 1), ab = intrin(E, "llvm.fabs", &ft, 1, &b, 1);
+    LLVMValueRef a_big = LLVMBuildFCmp(BLD, LLVMRealOGE, aa, ab, "");
+    LLVMValueRef x = sel(E, a_big, a, b), y = sel(E, a_big, b, a);
     *s = LLVMBuildFAdd(BLD, a, b, "");
-    LLVMValueRef bb = LLVMBuildFSub(BLD, *s, a, "");
-    LLVMValueRef t1 = LLVMBuildFSub(BLD, a, LLVMBuildFSub(BLD, *s, bb, ""), "");
-    *err = LLVMBuildFAdd(BLD, t1, LLVMBuildFSub(BLD, b, bb, ""), "");
+    LLVMValueRef z = LLVMBuildFSub(BLD, *s, x, "");
+    *err = LLVMBuildFSub(BLD, y, z, "");
 }
 
 static LLVMValueRef both_finite(emit_ctx *E, LLVMValueRef a, LLVMValueRef b) {
