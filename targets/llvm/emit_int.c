@@ -258,8 +258,20 @@ static cmpinfo cmp_of(const ir_ins *ins) {
     return c;
 }
 
+/* an f16 (as i16 bits) with a subnormal magnitude replaced by the zero of its sign */
+static LLVMValueRef f16_ftz_bits(emit_ctx *E, LLVMValueRef h) {
+    LLVMValueRef sub = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildAnd(BLD, h, ci(E->i16, 0x7fff), ""), ci(E->i16, 0x0400), "");
+    return sel(E, sub, LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
+}
+
 static LLVMValueRef compare(emit_ctx *E, ir_mod cmp, ir_type t, LLVMValueRef a, LLVMValueRef b, bool ftz, bool *ok) {
     *ok = true;
+    if (t == IR_T_F16 && ftz) {
+        /* .ftz flushes f16 subnormal operands (H100: setp.eq.ftz.f16 0x0001, 0 is true); in f32 they are
+         * normal numbers, so the flush below cannot see them. bf16 subnormals are f32 subnormals: flushed there. */
+        a = f16_ftz_bits(E, a);
+        b = f16_ftz_bits(E, b);
+    }
     if (t == IR_T_F16 || t == IR_T_BF16) {
         a = half_to_float(E, a, t == IR_T_BF16);
         b = half_to_float(E, b, t == IR_T_BF16);
