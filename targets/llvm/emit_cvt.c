@@ -50,8 +50,15 @@ static LLVMValueRef int64_to_double_sticky(emit_ctx *E, LLVMValueRef x, bool s) 
     LLVMValueRef folded = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, m, c64(E, ~0xfffffull), ""),
                                       sel(E, sticky, c64(E, 0x100000), c64(E, 0)), "");
     LLVMValueRef big = LLVMBuildICmp(BLD, LLVMIntUGE, m, c64(E, 1ull << 40), "");
-    LLVMValueRef d = LLVMBuildUIToFP(BLD, sel(E, big, folded, m), E->f64, "");
-    return sel(E, neg, LLVMBuildFNeg(BLD, d, ""), d);
+    /* halved (exact: bits 0..19 of folded are clear) so that no operand of the conversion has bit 63 set */
+    LLVMValueRef hm = LLVMBuildLShr(BLD, sel(E, big, folded, m), c64(E, 1), "");
+    LLVMValueRef d = LLVMBuildSIToFP(BLD, hm, E->f64, "");
+    d = sel(E, big, LLVMBuildFMul(BLD, d, LLVMConstReal(E->f64, 2.0), ""), LLVMBuildSIToFP(BLD, m, E->f64, ""));
+    d = sel(E, neg, LLVMBuildFNeg(BLD, d, ""), d);
+    if (!s) return d;
+    /* INT64_MIN (exactly -2^63) by itself: on PoCL its magnitude computed as above came out 0 */
+    LLVMValueRef is_min = LLVMBuildICmp(BLD, LLVMIntEQ, x, c64(E, 0x8000000000000000ull), "");
+    return sel(E, is_min, LLVMConstReal(E->f64, -0x1p63), d);
 }
 
 static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_type dt, ir_mod mode) {
