@@ -38,6 +38,29 @@ static LLVMValueRef int_to_float(emit_ctx *E, LLVMValueRef x, bool s, LLVMTypeRe
     return f_directed(E, r, rs, mode);
 }
 
+/* a 64-bit integer as an f64 that rounds to f16/bf16 exactly as the integer itself: rounding it to f64 first
+ * (round to nearest) and then to 16 bits rounds twice (cvt.rz.bf16.s64 0x3fffffffffffff gave 0x5a80, H100
+ * 0x5a7f). A magnitude >= 2^40 has its 20 low bits folded into a sticky bit 20: at most 44 significant bits
+ * remain (exact in f64), and bit 20 lies below the round bit of an 11-bit (f16) or 8-bit (bf16) result (bit 29
+ * or above there), so every rounding mode sees the same round bit and whether anything below it is set. */
+static LLVMValueRef int64_to_double_sticky(emit_ctx *E, LLVMValueRef x, bool s) {
+    LLVMValueRef neg = s ? LLVMBuildICmp(BLD, LLVMIntSLT, x, c64(E, 0), "") : ci(E->i1, 0);
+    LLVMValueRef m = s ? sel(E, neg, LLVMBuildSub(BLD, c64(E, 0), x, ""), x) : x; /* INT64_MIN: 2^63 unsigned */
+    LLVMValueRef sticky = LLVMBuildICmp(BLD, LLVMIntNE, LLVMBuildAnd(BLD, m, c64(E, 0xfffff), ""), c64(E, 0), "");
+    LLVMValueRef folded = LLVMBuildOr(BLD, LLVMBuildAnd(BLD, m, c64(E, ~0xfffffull), ""),
+                                      sel(E, sticky, c64(E, 0x100000), c64(E, 0)), "");
+    LLVMValueRef big = LLVMBuildICmp(BLD, LLVMIntUGE, m, c64(E, 1ull << 40), "");
+    /* halved (exact: bits 0..19 of folded are clear) so that no operand of the conversion has bit 63 set */
+    LLVMValueRef hm = LLVMBuildLShr(BLD, sel(E, big, folded, m), c64(E, 1), "");
+    LLVMValueRef d = LLVMBuildSIToFP(BLD, hm, E->f64, "");
+    d = sel(E, big, LLVMBuildFMul(BLD, d, LLVMConstReal(E->f64, 2.0), ""), LLVMBuildSIToFP(BLD, m, E->f64, ""));
+    d = sel(E, neg, LLVMBuildFNeg(BLD, d, ""), d);
+    if (!s) return d;
+    /* INT64_MIN (exactly -2^63) by itself: on PoCL its magnitude computed as above came out 0 */
+    LLVMValueRef is_min = LLVMBuildICmp(BLD, LLVMIntEQ, x, c64(E, 0x8000000000000000ull), "");
+    return sel(E, is_min, LLVMConstReal(E->f64, -0x1p63), d);
+}
+
 static LLVMValueRef float_to_int(emit_ctx *E, LLVMValueRef f, ir_type st, ir_type dt, ir_mod mode) {
     unsigned w = tbits(dt);
     LLVMTypeRef it = LLVMIntTypeInContext(E->C, w);
@@ -172,7 +195,7 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         bool s = t_signed(st);
         if (mode == IR_M_NONE) mode = IR_M_RN;
         if (is_half(dt)) {
-            LLVMValueRef d = int_to_float(E, x, s, E->f64, IR_M_RN);
+            LLVMValueRef d = tbits(st) == 64 ? int64_to_double_sticky(E, x, s) : int_to_float(E, x, s, E->f64, IR_M_RN);
             if (sat) d = f_sat(E, d); /* .sat clamps to [0, 1] (PTX ISA cvt; H100: cvt.rn.sat.f16.u8 2 -> 1.0) */
             LLVMValueRef h = double_to_half(E, d, dt == IR_T_BF16, mode);
             wr(E, &o[0], dt, h);
@@ -222,7 +245,9 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         if (mode == IR_M_NONE) mode = IR_M_RN;
         LLVMValueRef h;
         if (st == IR_T_F32) {
-            if (ftz) v = f_ftz_in(E, v);
+            /* H100 (sweep/cvt_float_from_f32): .ftz flushes an f32 subnormal input for a bf16 destination but
+             * not for an f16 one (cvt.rm.ftz.f16.f32 of -2^-149 is 0x8001; flushed to -0 it would be 0x8000) */
+            if (ftz && bf) v = f_ftz_in(E, v);
             if (sat) v = f_sat(E, v);
             h = float_to_half(E, v, bf, mode, relu, satfinite);
         } else if (st == IR_T_F64) {

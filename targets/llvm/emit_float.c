@@ -98,11 +98,18 @@ static LLVMValueRef fma_rt(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValu
     return LLVMBuildCall2(BLD, fty, fn, args, 3, "");
 }
 
+/* s + err == a + b exactly. Fast2Sum on the operands ordered by magnitude (|x| >= |y|): z = s - x and y - z
+ * are exact, and z cannot overflow while s is finite. Knuth's branch-free TwoSum computes s - a, which
+ * overflows for operands near the format's maximum with cancellation (FLT_MAX + -1.06e38 under .rz gave
+ * err = NaN, so the rounded sum was not corrected). An infinite s is corrected by ovf_fix, not by err. */
 static void two_sum(emit_ctx *E, LLVMValueRef a, LLVMValueRef b, LLVMValueRef *s, LLVMValueRef *err) {
+    LLVMTypeRef ft = LLVMTypeOf(a);
+    LLVMValueRef aa = intrin(E, "llvm.fabs", &ft, 1, &a, 1), ab = intrin(E, "llvm.fabs", &ft, 1, &b, 1);
+    LLVMValueRef a_big = LLVMBuildFCmp(BLD, LLVMRealOGE, aa, ab, "");
+    LLVMValueRef x = sel(E, a_big, a, b), y = sel(E, a_big, b, a);
     *s = LLVMBuildFAdd(BLD, a, b, "");
-    LLVMValueRef bb = LLVMBuildFSub(BLD, *s, a, "");
-    LLVMValueRef t1 = LLVMBuildFSub(BLD, a, LLVMBuildFSub(BLD, *s, bb, ""), "");
-    *err = LLVMBuildFAdd(BLD, t1, LLVMBuildFSub(BLD, b, bb, ""), "");
+    LLVMValueRef z = LLVMBuildFSub(BLD, *s, x, "");
+    *err = LLVMBuildFSub(BLD, y, z, "");
 }
 
 static LLVMValueRef both_finite(emit_ctx *E, LLVMValueRef a, LLVMValueRef b) {
@@ -434,10 +441,21 @@ static LLVMValueRef h_ftz_tiny(emit_ctx *E, LLVMValueRef h, LLVMValueRef w, bool
     return sel(E, LLVMBuildAnd(BLD, tiny, fin, ""), LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
 }
 
-/* one 16-bit lane of an f16/bf16 instruction */
-static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRef *x, unsigned n, bool *ok) {
+/* one 16-bit lane of an f16/bf16 instruction (x2: a lane of a packed one) */
+static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, bool x2, LLVMValueRef *x, unsigned n, bool *ok) {
     bool ftz = ir_ins_has(ins, IR_M_FTZ), sat = ir_ins_has(ins, IR_M_SAT), relu = ir_ins_has(ins, IR_M_RELU);
+    ir_mod zero_mode = IR_M_NONE; /* the mode whose sign an exact zero fma result takes, when not `mode` */
     *ok = true;
+    if (bf && (ins->op == IR_OP_FMA || ins->op == IR_OP_MAD)) {
+        ir_mod m = round_mode(ins);
+        if (m == IR_M_RZ || m == IR_M_RM || m == IR_M_RP) {
+            /* NVIDIA rule 21 (docs/nvidia-rules.md; H100, driver 580, sweep/fma_mad_bf16{,x2}): the directed
+             * roundings of bf16 fma are not honoured. fma.{rz,rm,rp}{.relu}.bf16x2 is fma.rn{.relu}.bf16x2;
+             * scalar fma.{rz,rm,rp}{.relu}.bf16 reads its operands and writes its result as f16 bit patterns,
+             * rounds to nearest, ignores .relu, and an exact zero takes the sign of the asked mode (.rm: -0). */
+            if (!x2) { bf = false; relu = false; zero_mode = m; }
+        }
+    }
     for (unsigned i = 0; i < n; i++)
         if (ftz) x[i] = h_ftz(E, x[i], bf);
     switch ((ir_opcode)ins->op) {
@@ -456,6 +474,8 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
     LLVMValueRef r;
     ir_mod mode = round_mode(ins);
     if (mode == IR_M_NONE) mode = IR_M_RN;
+    if (bf && x2 && (ins->op == IR_OP_FMA || ins->op == IR_OP_MAD)) mode = IR_M_RN; /* rule 21, see above */
+    if (zero_mode != IR_M_NONE) mode = IR_M_RN;
     switch ((ir_opcode)ins->op) {
     case IR_OP_ADD: r = LLVMBuildFAdd(BLD, f[0], f[1], ""); break;
     case IR_OP_SUB: r = LLVMBuildFSub(BLD, f[0], f[1], ""); break;
@@ -485,6 +505,12 @@ static LLVMValueRef half_op(emit_ctx *E, const ir_ins *ins, bool bf, LLVMValueRe
         }
         if (sat) s = f_sat(E, s);
         LLVMValueRef h = double_to_half(E, s, bf, mode);
+        if (zero_mode == IR_M_RM) { /* rule 21: exact zero -> -0 unless a*b and c are both +0 */
+            LLVMValueRef pz = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildBitCast(BLD, p, E->i64, ""), c64(E, 0), "");
+            LLVMValueRef cz = LLVMBuildICmp(BLD, LLVMIntEQ, LLVMBuildBitCast(BLD, c, E->i64, ""), c64(E, 0), "");
+            LLVMValueRef z = LLVMBuildFCmp(BLD, LLVMRealOEQ, s, LLVMConstReal(E->f64, 0.0), "");
+            h = sel(E, z, sel(E, LLVMBuildAnd(BLD, pz, cz, ""), ci(E->i16, 0), ci(E->i16, 0x8000)), h);
+        }
         /* .relu: any result with the sign bit set (negative or -0) becomes +0; NaN is canonical 0x7fff */
         if (relu) h = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, h, ci(E->i16, 0), ""), ci(E->i16, 0), h);
         if (ftz) h = h_ftz_tiny(E, h, s, bf, mode);
@@ -541,7 +567,7 @@ static bool emit_half(emit_ctx *E, const ir_ins *ins, ir_type t) {
     if (!x2) {
         LLVMValueRef x[3];
         for (unsigned i = 0; i < n; i++) x[i] = rd(E, &o[1 + i], IR_T_B16);
-        LLVMValueRef r = half_op(E, ins, bf, x, n, &ok);
+        LLVMValueRef r = half_op(E, ins, bf, false, x, n, &ok);
         if (!ok) return false;
         wr(E, &o[0], IR_T_B16, r);
         return true;
@@ -551,7 +577,7 @@ static bool emit_half(emit_ctx *E, const ir_ins *ins, ir_type t) {
     for (unsigned h = 0; h < 2; h++) {
         LLVMValueRef x[3];
         for (unsigned i = 0; i < n; i++) x[i] = LLVMBuildTrunc(BLD, LLVMBuildLShr(BLD, v[i], c32(E, 16 * h), ""), E->i16, "");
-        LLVMValueRef y = half_op(E, ins, bf, x, n, &ok);
+        LLVMValueRef y = half_op(E, ins, bf, true, x, n, &ok);
         if (!ok) return false;
         r = LLVMBuildOr(BLD, r, LLVMBuildShl(BLD, zext_to(E, y, E->i32), c32(E, 16 * h), ""), "");
     }

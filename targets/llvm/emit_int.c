@@ -258,8 +258,20 @@ static cmpinfo cmp_of(const ir_ins *ins) {
     return c;
 }
 
+/* an f16 (as i16 bits) with a subnormal magnitude replaced by the zero of its sign */
+static LLVMValueRef f16_ftz_bits(emit_ctx *E, LLVMValueRef h) {
+    LLVMValueRef sub = LLVMBuildICmp(BLD, LLVMIntULT, LLVMBuildAnd(BLD, h, ci(E->i16, 0x7fff), ""), ci(E->i16, 0x0400), "");
+    return sel(E, sub, LLVMBuildAnd(BLD, h, ci(E->i16, 0x8000), ""), h);
+}
+
 static LLVMValueRef compare(emit_ctx *E, ir_mod cmp, ir_type t, LLVMValueRef a, LLVMValueRef b, bool ftz, bool *ok) {
     *ok = true;
+    if (t == IR_T_F16 && ftz) {
+        /* .ftz flushes f16 subnormal operands (H100: setp.eq.ftz.f16 0x0001, 0 is true); in f32 they are
+         * normal numbers, so the flush below cannot see them. bf16 subnormals are f32 subnormals: flushed there. */
+        a = f16_ftz_bits(E, a);
+        b = f16_ftz_bits(E, b);
+    }
     if (t == IR_T_F16 || t == IR_T_BF16) {
         a = half_to_float(E, a, t == IR_T_BF16);
         b = half_to_float(E, b, t == IR_T_BF16);
@@ -572,7 +584,10 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef basebit = LLVMBuildAnd(BLD, LLVMBuildICmp(BLD, LLVMIntULT, base, c32(E, 32), ""),
                                             LLVMBuildTrunc(BLD, shr_s(E, mask, base, false), E->i1, ""), "");
         LLVMValueRef rz = sel(E, basebit, base, res);
-        wr(E, &o[0], IR_T_U32, sel(E, zero, rz, sel(E, pos, resf, resb)));
+        /* the ISA's search starts at base and stops when pos leaves [0, 31]: a base beyond 31 finds nothing
+           whatever the offset (the H100 returns 0xffffffff; the unrolled loops above would wrap around) */
+        LLVMValueRef inrange = LLVMBuildICmp(BLD, LLVMIntULT, base, c32(E, 32), "");
+        wr(E, &o[0], IR_T_U32, sel(E, inrange, sel(E, zero, rz, sel(E, pos, resf, resb)), res));
         return true;
     }
     case IR_OP_SZEXT: {
