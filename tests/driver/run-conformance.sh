@@ -21,6 +21,7 @@ if [ $# -lt 4 ]; then
     exit 2
 fi
 harness=$1 libdir=$2 suite=$3 known=$4
+here=$(cd "$(dirname "$0")" && pwd)
 shift 4
 jobs=2 suggest=0
 while [ $# -gt 0 ]; do
@@ -56,7 +57,8 @@ if [ "$sn" -gt 1 ]; then
         cases+=("$suite/cases/$rel.case")
         selected[$rel]=1
     done < <(cd "$suite/cases" && find . -name '*.case' | sed -e 's|^\./||' -e 's|\.case$||' | LC_ALL=C sort |
-             LC_ALL=C "$(dirname "$0")/share-of.sh" "$sn")
+             LC_ALL=C "$here/share-of.sh" "$sn")
+    [ "$total_cases" -gt 0 ] || { echo "run-conformance: no cases under $suite/cases for share $share" >&2; exit 2; }
     echo "share $sk of $sn (P2N_SHARE): ${#cases[@]} of $total_cases cases"
 fi
 
