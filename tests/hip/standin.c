@@ -362,7 +362,8 @@ static int py_start(void)
         Py_XDECREF(ctxlib);
         /* program-counter instructions the emulator cannot compile ("unknown variable: PC"): s_getpc_b64,
          * s_setpc_b64, s_swappc_b64 (calls, PC-relative globals) get a runner of ours that reads and writes the
-         * wave's SGPR file (the PC is SGPR 256/257 there); everything else goes to the emulator unchanged */
+         * wave's SGPR file (the PC is SGPR 256/257 there); everything else goes to the emulator unchanged; then the
+         * emulator's inline-constant slot clash (below) */
         static const char pc_ops[] =
             "import ctypes, types\n"
             "_p2n_orig_decode = emu._decode_at\n"
@@ -382,7 +383,18 @@ static int py_start(void)
             "      r[lo], r[hi] = n & 0xffffffff, n >> 32\n"
             "    prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))\n"
             "    return (prg, types.SimpleNamespace(fxn=fxn)), inst\n"
-            "emu._decode_at = _p2n_decode_at\n";
+            "emu._decode_at = _p2n_decode_at\n"
+            /* the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
+             * SGPR_COUNT-16.. (= 244..259): _init_wave's HW_ID (HW_REGISTERS[4]) lands on slot 248, the inline
+             * constant 1/(2*pi), so v_mul_f32 v0, 0.15915494, v1 multiplies by the wave's index (0 for wave 0).
+             * LLVM uses that constant for every sin/cos range reduction. Restore it: our code objects never read
+             * HW_ID (no s_getreg_b32). */
+            "_p2n_orig_init_wave = emu._init_wave\n"
+            "def _p2n_init_wave(*a, **k):\n"
+            "  st = _p2n_orig_init_wave(*a, **k)\n"
+            "  st._write_sgpr(248, emu.F32_INLINE[248])\n"
+            "  return st\n"
+            "emu._init_wave = _p2n_init_wave\n";
         PyObject *g = PyDict_New();
         PyObject *bi = PyEval_GetBuiltins();
         if (g && bi) {
