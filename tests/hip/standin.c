@@ -360,29 +360,30 @@ static int py_start(void)
         if (nc) PyObject_SetAttrString(mod, "_MXCSRContext", nc);
         Py_XDECREF(nc);
         Py_XDECREF(ctxlib);
-        /* program-counter instructions the emulator cannot compile ("unknown variable: PC"): s_getpc_b64,
-         * s_setpc_b64, s_swappc_b64 (calls, PC-relative globals) get a runner of ours that reads and writes the
-         * wave's SGPR file (the PC is SGPR 256/257 there); everything else goes to the emulator unchanged; then the
-         * emulator's inline-constant slot clash (below) */
+        /* program-counter instructions: s_getpc_b64 and s_swappc_b64 fail to compile on the emulator ("unknown
+         * variable: PC"), and s_setpc_b64 compiles to a no-op (emu.py's compile_sop_pcode/scalar_stores drop the
+         * assignment to PC, so a function's return falls through into the next function). All three (calls,
+         * returns, PC-relative globals) get a runner of ours that reads and writes the wave's SGPR file (the PC is
+         * SGPR 256/257 there); everything else goes to the emulator unchanged. Then the emulator's inline-constant
+         * slot clash (below). */
         static const char pc_ops[] =
             "import ctypes, types\n"
             "_p2n_orig_decode = emu._decode_at\n"
             "def _p2n_decode_at(pc, arch):\n"
-            "  try: return _p2n_orig_decode(pc, arch)\n"
-            "  except RuntimeError:\n"
-            "    inst = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc).raw), arch)\n"
-            "    name = getattr(getattr(inst, 'op', None), 'name', '')\n"
-            "    if name not in ('S_GETPC_B64', 'S_SETPC_B64', 'S_SWAPPC_B64'): raise\n"
-            "    d, s, nxt = inst.sdst.offset, inst.ssrc0.offset, pc + inst.size()\n"
-            "    lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX\n"
-            "    def fxn(sgpr, *rest):\n"
-            "      r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)\n"
-            "      tgt = r[s] | (r[s + 1] << 32)\n"
-            "      if name != 'S_SETPC_B64': r[d], r[d + 1] = nxt & 0xffffffff, nxt >> 32\n"
-            "      n = nxt if name == 'S_GETPC_B64' else tgt\n"
-            "      r[lo], r[hi] = n & 0xffffffff, n >> 32\n"
-            "    prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))\n"
-            "    return (prg, types.SimpleNamespace(fxn=fxn)), inst\n"
+            "  try: inst = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc).raw), arch)\n"
+            "  except Exception: return _p2n_orig_decode(pc, arch)\n"
+            "  name = getattr(getattr(inst, 'op', None), 'name', '')\n"
+            "  if name not in ('S_GETPC_B64', 'S_SETPC_B64', 'S_SWAPPC_B64'): return _p2n_orig_decode(pc, arch)\n"
+            "  d, s, nxt = inst.sdst.offset, inst.ssrc0.offset, pc + inst.size()\n"
+            "  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX\n"
+            "  def fxn(sgpr, *rest):\n"
+            "    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)\n"
+            "    tgt = r[s] | (r[s + 1] << 32)\n"
+            "    if name != 'S_SETPC_B64': r[d], r[d + 1] = nxt & 0xffffffff, nxt >> 32\n"
+            "    n = nxt if name == 'S_GETPC_B64' else tgt\n"
+            "    r[lo], r[hi] = n & 0xffffffff, n >> 32\n"
+            "  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))\n"
+            "  return (prg, types.SimpleNamespace(fxn=fxn)), inst\n"
             "emu._decode_at = _p2n_decode_at\n"
             /* the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
              * SGPR_COUNT-16.. (= 244..259): _init_wave's HW_ID (HW_REGISTERS[4]) lands on slot 248, the inline
