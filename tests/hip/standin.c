@@ -364,8 +364,11 @@ static int py_start(void)
          * variable: PC"), and s_setpc_b64 compiles to a no-op (emu.py's compile_sop_pcode/scalar_stores drop the
          * assignment to PC, so a function's return falls through into the next function). All three (calls,
          * returns, PC-relative globals) get a runner of ours that reads and writes the wave's SGPR file (the PC is
-         * SGPR 256/257 there); everything else goes to the emulator unchanged. Then the emulator's inline-constant
-         * slot clash (below). */
+         * SGPR 256/257 there); everything else goes to the emulator unchanged. On CDNA, FLAT-segment instructions
+         * get their SADDR field set to 0x7f ("off") before the emulator compiles them: the ISA ignores SADDR for
+         * the FLAT segment and LLVM encodes it as 0, but emu.py's _compile_mem_op adds s[saddr:saddr+1] to the
+         * address whenever the field is below 124, so every generic-pointer access on gfx950 went to s[0:1] + the
+         * pointer's low half. Then the emulator's inline-constant slot clash (below). */
         static const char pc_ops[] =
             "import ctypes, types\n"
             "_p2n_orig_decode = emu._decode_at\n"
@@ -373,6 +376,10 @@ static int py_start(void)
             "  try: inst = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc).raw), arch)\n"
             "  except Exception: return _p2n_orig_decode(pc, arch)\n"
             "  name = getattr(getattr(inst, 'op', None), 'name', '')\n"
+            "  if arch == 'cdna' and type(inst).__name__ == 'FLAT' and (inst.to_bytes()[6] & 0x7f) != 0x7f:\n"
+            "    b = bytearray((ctypes.c_char * 16).from_address(pc).raw)\n"
+            "    b[6] |= 0x7f\n"
+            "    return emu._get_runner(bytes(b[:inst.size() + 4]), arch), emu.decode_inst(bytes(b), arch)\n"
             "  if name not in ('S_GETPC_B64', 'S_SETPC_B64', 'S_SWAPPC_B64'): return _p2n_orig_decode(pc, arch)\n"
             "  d, s, nxt = inst.sdst.offset, inst.ssrc0.offset, pc + inst.size()\n"
             "  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX\n"
