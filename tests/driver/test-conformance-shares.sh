@@ -48,8 +48,7 @@ dup=$(LC_ALL=C sort "$work/ran" | uniq -d | head -3)
 LC_ALL=C sort "$work/ran" | cmp -s - "$work/all" || fail "N=$n: the shares do not cover the suite"
 
 # the share of a name is a function of the name alone: pinned for one name, alone and after another, so a change
-# of the hash (which
-# moves every share's known failures) is a deliberate one
+# of the hash (which moves every share's known failures) is a deliberate one
 [ "$(echo 'bits/bfind_shiftamt_u32' | "$here/share-of.sh" 40)" = "0 bits/bfind_shiftamt_u32" ] ||
     fail "share-of.sh 40: bits/bfind_shiftamt_u32 is no longer in share 0"
 [ "$(printf 'a/new_case\nbits/bfind_shiftamt_u32\n' | "$here/share-of.sh" 40 | tail -1)" = "0 bits/bfind_shiftamt_u32" ] ||
