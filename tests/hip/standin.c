@@ -367,8 +367,9 @@ static int py_start(void)
          * SGPR 256/257 there); everything else goes to the emulator unchanged. On CDNA, FLAT-segment instructions
          * get their SADDR field set to 0x7f ("off") before the emulator compiles them: the ISA ignores SADDR for
          * the FLAT segment and LLVM encodes it as 0, but emu.py's _compile_mem_op adds s[saddr:saddr+1] to the
-         * address whenever the field is below 124, so every generic-pointer access on gfx950 went to s[0:1] + the
-         * pointer's low half. Then the emulator's inline-constant slot clash (below). */
+         * address whenever the field is below 124 (make_addr), so a generic-pointer access on gfx950 would go to
+         * s[0:1] + the pointer's low half. Found by reading emu.py; no conformance case changed outcome by it yet
+         * (the texture sampler's flat loads on gfx950 still crash inside the emulator, KNOWN_FAILURES.hip.gfx950.txt). Then the emulator's inline-constant slot clash (below). */
         static const char pc_ops[] =
             "import ctypes, types\n"
             "_p2n_orig_decode = emu._decode_at\n"
