@@ -10,8 +10,8 @@
 # Long work, split into N=4 deterministic shares; a run takes share K = (commits on HEAD) mod N, so consecutive
 # commits cover different parts and every 4 landings cover all of it:
 #   - tests labelled `slow` (release build): the AMDGPU and SPIR-V corpus sweeps and the conformance suite on
-#     PoCL get P2N_SHARE=K/N and each run every N-th module / case from the K-th (the scripts print
-#     "share K of N");
+#     PoCL get P2N_SHARE=K/N: the corpus sweeps run every N-th module from the K-th, the conformance runs the
+#     cases whose name hashes to K (tests/driver/share-of.sh); the scripts print "share K of N";
 #   - the sanitizer configuration: the conformance runs get P2N_SHARE=K/N the same way; of the other tests
 #     every N-th (ctest -I K+1,,N) runs.
 # Slow tests run in the release configuration only: they exercise LLVM's back ends and PoCL far more than our

@@ -21,6 +21,7 @@ if [ $# -lt 4 ]; then
     exit 2
 fi
 harness=$1 libdir=$2 suite=$3 known=$4
+here=$(cd "$(dirname "$0")" && pwd)
 shift 4
 jobs=2 suggest=0
 while [ $# -gt 0 ]; do
@@ -34,24 +35,31 @@ done
 [ -e "$libdir/libcuda.so.1" ] || { echo "run-conformance: no libcuda.so.1 in $libdir" >&2; exit 2; }
 [ -f "$known" ] || { echo "run-conformance: known-failures file $known not found" >&2; exit 2; }
 
-# CI's rotating share (scripts/test.sh): P2N_SHARE=K/N runs every N-th case (sorted by path) from the K-th;
-# list lines naming cases outside the share are not judged in that run.
+# CI's rotating share (scripts/test.sh, and the HIP emulator lane): P2N_SHARE=K/N runs the cases whose name
+# (family/name) hashes to K mod N. A hash of the name, not the position in the sorted list: adding or removing a
+# case never moves other cases between shares, so a share's known failures stay put. The N shares partition the
+# suite. List lines naming cases outside the share are not judged in that run.
 share=${P2N_SHARE:-0/1}
 sk=${share%/*} sn=${share#*/}
+if ! [[ $sk =~ ^[0-9]+$ && $sn =~ ^[0-9]+$ ]] || [ "$sn" -lt 1 ] || [ "$sk" -ge "$sn" ]; then
+    echo "run-conformance: bad P2N_SHARE '$share' (want K/N with 0 <= K < N)" >&2
+    exit 2
+fi
 declare -A selected
 cases=("$suite/cases")
 if [ "$sn" -gt 1 ]; then
     cases=()
-    i=0
-    while IFS= read -r f; do
-        if [ $((i % sn)) -eq "$sk" ]; then
-            cases+=("$f")
-            rel=${f#"$suite/cases/"}
-            selected[${rel%.case}]=1
-        fi
-        i=$((i + 1))
-    done < <(find "$suite/cases" -name '*.case' | LC_ALL=C sort)
-    echo "share $sk of $sn (P2N_SHARE): ${#cases[@]} of $i cases"
+    total_cases=0
+    while IFS= read -r rel; do
+        total_cases=$((total_cases + 1))
+        [ "${rel%% *}" = "$sk" ] || continue
+        rel=${rel#* }
+        cases+=("$suite/cases/$rel.case")
+        selected[$rel]=1
+    done < <(cd "$suite/cases" && find . -name '*.case' | sed -e 's|^\./||' -e 's|\.case$||' | LC_ALL=C sort |
+             LC_ALL=C "$here/share-of.sh" "$sn")
+    [ "$total_cases" -gt 0 ] || { echo "run-conformance: no cases under $suite/cases for share $share" >&2; exit 2; }
+    echo "share $sk of $sn (P2N_SHARE): ${#cases[@]} of $total_cases cases"
 fi
 
 out=$(mktemp)
