@@ -166,11 +166,14 @@ static bool scalar(emit_ctx *E, const ir_ins *ins) {
         if (sat && dsgn) t = saturate(E, t, 32, true);
         else {
             if (sat) t = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, t, c64(E, 0), ""), c64(E, 0), t);
-            if (op == IR_OP_VADD || op == IR_OP_VSUB || shift)
+            /* a shift compared by .min/.max keeps its exact value (H100, sweep2 video_scalar_i32_4/5: vshl of
+             * 0x80000000 by 1 is above c = 0x7ffffffe) */
+            if (op == IR_OP_VADD || op == IR_OP_VSUB || (shift && !minmax2))
                 t = LLVMBuildSExt(BLD, LLVMBuildTrunc(BLD, t, E->i32, ""), E->i64, "");
         }
-        if (ins->nops > 3) { /* secondary operation with c of the destination's signedness (vset: the sources') */
-            bool csgn = vset ? t_signed(at) || t_signed(bt) : dsgn;
+        if (ins->nops > 3) { /* secondary operation with c of the destination's signedness (vset: a's; H100,
+                              * sweep2 video_scalar_i32_6: vset.u32.s32 .min/.max compare c unsigned) */
+            bool csgn = vset ? t_signed(at) : dsgn;
             LLVMValueRef c = ext64(E, raw32(E, &o[3]), csgn);
             /* .min/.max compare in the destination's signedness; unsigned compares the 64-bit two's complement
              * value, so a wrapped negative or an exact value above 2^32 - 1 is above every c (fits every
