@@ -499,7 +499,8 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
             /* madc.hi.u16/.s16 on NVIDIA takes the high half as a 32-bit multiply-high would: bits 32..47 of
              * the extended product, so 0, or all ones for a negative signed product (fits all 1352 lanes of the
              * H100 recording sweep2/extended_precision_i16; mad.hi.u16/.s16 keep bits 16..31) */
-            LLVMValueRef p = LLVMBuildMul(BLD, resize(E, rd(E, &o[1], t), E->i32, s), resize(E, rd(E, &o[2], t), E->i32, s), "");
+            LLVMValueRef a32 = resize(E, rd(E, &o[1], t), E->i32, s), b32 = resize(E, rd(E, &o[2], t), E->i32, s);
+            LLVMValueRef p = LLVMBuildMul(BLD, a32, b32, "");
             r = s ? LLVMBuildTrunc(BLD, LLVMBuildAShr(BLD, p, c32(E, 31), ""), ty, "") : ci(ty, 0);
         }
         LLVMValueRef cf = cin ? LLVMBuildLoad2(BLD, E->i1, cc_slot(E), "") : NULL;
