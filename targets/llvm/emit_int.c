@@ -367,7 +367,12 @@ static bool emit_setp(emit_ctx *E, const ir_ins *ins) {
     if (is_set) {
         LLVMValueRef v;
         if (dt == IR_T_F32) v = sel(E, r, LLVMConstReal(E->f32, 1.0), LLVMConstReal(E->f32, 0.0));
-        else v = sel(E, r, LLVMConstAllOnes(ty_of(E, dt)), LLVMConstNull(ty_of(E, dt)));
+        else if (dt == IR_T_F16 || dt == IR_T_BF16) {
+            /* a half-precision destination gets 1.0 in its format, as f32 does (recorded on the H100: sweep2
+             * comparison_and_selection_f32_1 etc.), not the all-ones of the integer destinations */
+            v = sel(E, r, LLVMConstInt(E->i16, dt == IR_T_F16 ? 0x3c00 : 0x3f80, 0), LLVMConstInt(E->i16, 0, 0));
+            dt = IR_T_B16;
+        } else v = sel(E, r, LLVMConstAllOnes(ty_of(E, dt)), LLVMConstNull(ty_of(E, dt)));
         wr(E, p, dt, v);
         return true;
     }
@@ -489,6 +494,14 @@ bool emit_int(emit_ctx *E, const ir_ins *ins) {
         if (!cin && !cout) {
             wr(E, &o[0], dt, LLVMBuildAdd(BLD, r, c, ""));
             return true;
+        }
+        if (cin && w == 16 && ir_ins_has(ins, IR_M_HI)) {
+            /* madc.hi.u16/.s16 on NVIDIA takes the high half as a 32-bit multiply-high would: bits 32..47 of
+             * the extended product, so 0, or all ones for a negative signed product (fits all 1352 lanes of the
+             * H100 recording sweep2/extended_precision_i16; mad.hi.u16/.s16 keep bits 16..31) */
+            LLVMValueRef a32 = resize(E, rd(E, &o[1], t), E->i32, s), b32 = resize(E, rd(E, &o[2], t), E->i32, s);
+            LLVMValueRef p = LLVMBuildMul(BLD, a32, b32, "");
+            r = s ? LLVMBuildTrunc(BLD, LLVMBuildAShr(BLD, p, c32(E, 31), ""), ty, "") : ci(ty, 0);
         }
         LLVMValueRef cf = cin ? LLVMBuildLoad2(BLD, E->i1, cc_slot(E), "") : NULL;
         wr(E, &o[0], dt, add_carry(E, r, c, cf, cout));

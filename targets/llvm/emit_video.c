@@ -166,11 +166,15 @@ static bool scalar(emit_ctx *E, const ir_ins *ins) {
         if (sat && dsgn) t = saturate(E, t, 32, true);
         else {
             if (sat) t = sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, t, c64(E, 0), ""), c64(E, 0), t);
-            if (op == IR_OP_VADD || op == IR_OP_VSUB || shift)
+            /* a shift compared by .min/.max keeps its exact value unless it had .sat (H100, sweep2
+             * video_scalar_i32_4/5: vshl of 0x80000000 by 1 is above c = 0x7ffffffe; vshr.u32.sat of
+             * 0x80808080 by 0 is above c = 0xffffffff) */
+            if (op == IR_OP_VADD || op == IR_OP_VSUB || (shift && !(minmax2 && !ir_ins_has(ins, IR_M_SAT))))
                 t = LLVMBuildSExt(BLD, LLVMBuildTrunc(BLD, t, E->i32, ""), E->i64, "");
         }
-        if (ins->nops > 3) { /* secondary operation with c of the destination's signedness (vset: the sources') */
-            bool csgn = vset ? t_signed(at) || t_signed(bt) : dsgn;
+        if (ins->nops > 3) { /* secondary operation with c of the destination's signedness (vset: a's; H100,
+                              * sweep2 video_scalar_i32_6: vset.u32.s32 .min/.max compare c unsigned) */
+            bool csgn = vset ? t_signed(at) : dsgn;
             LLVMValueRef c = ext64(E, raw32(E, &o[3]), csgn);
             /* .min/.max compare in the destination's signedness; unsigned compares the 64-bit two's complement
              * value, so a wrapped negative or an exact value above 2^32 - 1 is above every c (fits every
@@ -200,7 +204,10 @@ static bool vmad(emit_ctx *E, const ir_ins *ins) {
     bool po = ir_ins_has(ins, IR_M_PO);
     bool sgn = t_signed(at) || t_signed(bt) || (na != nb) || nc;
     LLVMValueRef a, b;
-    if (!part(E, &o[1], t_signed(at), &a) || !part(E, &o[2], t_signed(bt), &b)) return false;
+    /* a whole-word source is sign-extended whatever its type (H100, sweep2 video_scalar_i32_5: every vmad form
+     * with .shr7/.shr15/.sat of u32 words); a selected byte/half follows its type (video: vmad_*) */
+    bool wa = o[1].kind != IR_OPND_REG || !o[1].val, wb = o[2].kind != IR_OPND_REG || !o[2].val;
+    if (!part(E, &o[1], wa || t_signed(at), &a) || !part(E, &o[2], wb || t_signed(bt), &b)) return false;
     if (o[0].kind == IR_OPND_REG && o[0].val) return false;
     LLVMValueRef zero = c64(E, 0), ones = c64(E, ~0ull);
     /* product: magnitude P = |a| * |b| (u64, exact), negative iff the signs differ and P != 0 */
@@ -237,12 +244,20 @@ static bool vmad(emit_ctx *E, const ir_ins *ins) {
         lo = LLVMBuildOr(BLD, LLVMBuildLShr(BLD, lo, c64(E, sh), ""), LLVMBuildShl(BLD, hi, c64(E, 64 - sh), ""), "");
         hi = sgn ? LLVMBuildAShr(BLD, hi, c64(E, sh), "") : LLVMBuildLShr(BLD, hi, c64(E, sh), "");
     }
+    LLVMValueRef lo_u = lo;
     if (ir_ins_has(ins, IR_M_SAT)) {
         /* the pair is an i64 value iff hi is lo's sign extension; otherwise hi's sign says which bound */
         LLVMValueRef lo_b = c64(E, sgn ? (uint64_t)(int64_t)INT32_MIN : 0), hi_b = c64(E, sgn ? INT32_MAX : UINT32_MAX);
         LLVMValueRef fits = LLVMBuildICmp(BLD, LLVMIntEQ, hi, LLVMBuildAShr(BLD, lo, c64(E, 63), ""), "");
         LLVMValueRef v = clamp64(E, lo, sgn ? INT32_MIN : 0, sgn ? INT32_MAX : (int64_t)UINT32_MAX);
         lo = sel(E, fits, v, sel(E, LLVMBuildICmp(BLD, LLVMIntSLT, hi, zero, ""), lo_b, hi_b));
+        if (!sgn && sh && (wa || wb)) {
+            /* unsigned, scaled, from a whole word: the pair is clamped as an unsigned 128-bit value, so a negative
+             * one gives U32_MAX (H100, sweep2 video_scalar_i32_5: vmad.u32.u32.u32.sat.shr7) */
+            LLVMValueRef big = LLVMBuildOr(BLD, LLVMBuildICmp(BLD, LLVMIntNE, hi, zero, ""),
+                                           LLVMBuildICmp(BLD, LLVMIntUGT, lo_u, c64(E, UINT32_MAX), ""), "");
+            lo = sel(E, big, c64(E, UINT32_MAX), lo_u);
+        }
     }
     write32(E, &o[0], LLVMBuildTrunc(BLD, lo, E->i32, ""));
     return true;
