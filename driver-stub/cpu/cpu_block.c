@@ -79,6 +79,32 @@ static void cpu_run_block_loop(worker *w) {
 
 static void cpu_report_deadlock(worker *w);
 
+/* The scheduler's next step, for the fiber and the coroutine loops alike: the next entry of the block's FIFO run
+ * queue (a thread index, or START_TOKEN while unstarted threads remain), or NO_RUNNABLE when the block is done,
+ * aborted, or deadlocked (reported: every live thread blocked). */
+enum { NO_RUNNABLE = -2 };
+static int32_t cpu_next_runnable(worker *w) {
+    if (w->aborted)
+        return NO_RUNNABLE;
+    if (w->next_unstarted < w->nthreads && !w->start_queued) {
+        cpu_runq_push(w, START_TOKEN);
+        w->start_queued = true;
+    }
+    if (w->rq_count == 0) {
+        if (w->ndone < w->nthreads)
+            cpu_report_deadlock(w), w->aborted = true;
+        return NO_RUNNABLE;
+    }
+    if (atomic_load_explicit(&w->L->abort, memory_order_relaxed)) {
+        w->aborted = true;
+        return NO_RUNNABLE;
+    }
+    int32_t it = cpu_runq_pop(w);
+    if (it == START_TOKEN)
+        w->start_queued = false;
+    return it;
+}
+
 /* Runs fiber f's coroutine (started = false: start the thread) until it waits or ends; a thread that ends is
  * finished and, as the fiber runner does, the next unstarted thread starts at once on the same stack. */
 static void cpu_coro_run(worker *w, fiber *f, bool started) {
@@ -117,30 +143,11 @@ static void cpu_coro_runner_main(void *arg) {
 #if P2N_ASAN
     __sanitizer_finish_switch_fiber(NULL, &w->sched_lo, &w->sched_size);
 #endif
-    launch *L = w->L;
-    uint32_t n = w->nthreads;
-    while (!w->aborted) {
-        if (w->next_unstarted < n && !w->start_queued) {
-            cpu_runq_push(w, START_TOKEN);
-            w->start_queued = true;
-        }
-        if (w->rq_count == 0) {
-            if (w->ndone < n)
-                cpu_report_deadlock(w), w->aborted = true;
-            break;
-        }
-        if (atomic_load_explicit(&L->abort, memory_order_relaxed)) {
-            w->aborted = true;
-            break;
-        }
-        int32_t it = cpu_runq_pop(w);
-        if (it == START_TOKEN) {
-            w->start_queued = false;
-            if (w->next_unstarted < n)
-                cpu_coro_run(w, &w->fib[w->next_unstarted++], false);
-        } else {
+    for (int32_t it; (it = cpu_next_runnable(w)) != NO_RUNNABLE;) {
+        if (it != START_TOKEN)
             cpu_coro_run(w, &w->fib[it], true);
-        }
+        else if (w->next_unstarted < w->nthreads)
+            cpu_coro_run(w, &w->fib[w->next_unstarted++], false);
     }
     w->cur = NULL;
     cpu_leave_fiber(w);
@@ -281,24 +288,10 @@ void cpu_run_block(worker *w, uint64_t bid) {
             cpu_stack_put(w, w->release_stack);
             w->release_stack = NULL;
         }
-        if (w->aborted)
+        int32_t it = cpu_next_runnable(w);
+        if (it == NO_RUNNABLE)
             break;
-        if (w->next_unstarted < n && !w->start_queued) {
-            cpu_runq_push(w, START_TOKEN);
-            w->start_queued = true;
-        }
-        if (w->rq_count == 0) {
-            if (w->ndone < n)
-                cpu_report_deadlock(w), w->aborted = true;
-            break;
-        }
-        if (atomic_load_explicit(&L->abort, memory_order_relaxed)) {
-            w->aborted = true;
-            break;
-        }
-        int32_t it = cpu_runq_pop(w);
         if (it == START_TOKEN) {
-            w->start_queued = false;
             if (w->next_unstarted >= n)
                 continue;
             p2n_stack *s = cpu_stack_get(w);
