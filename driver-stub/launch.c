@@ -397,16 +397,22 @@ CUresult cuKernelGetLibrary(CUlibrary *pLib, CUkernel kernel)
     return cuFuncGetModule((CUmodule *)pLib, (CUfunction)kernel);
 }
 
-/* a function is loaded when its handle exists (modules load all their kernels at once) */
-CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+/* The prologue of a cuFunc* query: the driver initialised, the output pointer given, the handle valid. */
+static CUresult func_query(CUfunction h, const void *out, p2n_func **f)
 {
     CUresult r = p2n_drv_check_init();
     if (r != CUDA_SUCCESS)
         return r;
-    if (!state)
+    if (!out)
         return CUDA_ERROR_INVALID_VALUE;
+    return get_func(h, f);
+}
+
+/* a function is loaded when its handle exists (modules load all their kernels at once) */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
     p2n_func *f;
-    r = get_func(function, &f);
+    CUresult r = func_query(function, state, &f);
     if (r == CUDA_SUCCESS)
         *state = CU_FUNCTION_LOADING_STATE_LOADED;
     return r;
@@ -414,22 +420,14 @@ CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 
 CUresult cuFuncLoad(CUfunction function)
 {
-    CUresult r = p2n_drv_check_init();
-    if (r != CUDA_SUCCESS)
-        return r;
     p2n_func *f;
-    return get_func(function, &f);
+    return func_query(function, &f, &f);
 }
 
 CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 {
-    CUresult r = p2n_drv_check_init();
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!name)
-        return CUDA_ERROR_INVALID_VALUE;
     p2n_func *f;
-    r = get_func(hfunc, &f);
+    CUresult r = func_query(hfunc, name, &f);
     if (r == CUDA_SUCCESS)
         *name = f->name;
     return r;
@@ -437,13 +435,8 @@ CUresult cuFuncGetName(const char **name, CUfunction hfunc)
 
 CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc)
 {
-    CUresult r = p2n_drv_check_init();
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!hmod)
-        return CUDA_ERROR_INVALID_VALUE;
     p2n_func *f;
-    r = get_func(hfunc, &f);
+    CUresult r = func_query(hfunc, hmod, &f);
     if (r == CUDA_SUCCESS)
         *hmod = (CUmodule)f->module;
     return r;
