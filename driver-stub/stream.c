@@ -208,17 +208,24 @@ static CUresult stream_get_flags(CUstream hStream, unsigned *flags)
 CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags); }
 CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags); }
 
+/* The prologue of a stream query: a current context (not failed by a sticky error), a stream of it, the output
+ * pointer given. */
+static CUresult stream_lookup(CUstream hStream, const void *out, p2n_ctx **c)
+{
+    CUresult r = p2n_drv_get_ctx_nosticky(NULL, c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_check_stream(hStream, *c);
+    if (r == CUDA_SUCCESS && !out)
+        r = CUDA_ERROR_INVALID_VALUE;
+    return r;
+}
+
 static CUresult stream_get_priority(CUstream hStream, int *priority)
 {
     p2n_ctx *c;
-    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    CUresult r = stream_lookup(hStream, priority, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    r = p2n_drv_check_stream(hStream, c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!priority)
-        return CUDA_ERROR_INVALID_VALUE;
     *priority = p2n_drv_is_live(hStream, P2N_MAGIC_STREAM) ? ((p2n_stream *)hStream)->priority : 0;
     return CUDA_SUCCESS;
 }
@@ -229,14 +236,9 @@ CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return stre
 static CUresult stream_get_ctx(CUstream hStream, CUcontext *pctx)
 {
     p2n_ctx *c;
-    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
+    CUresult r = stream_lookup(hStream, pctx, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    r = p2n_drv_check_stream(hStream, c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (!pctx)
-        return CUDA_ERROR_INVALID_VALUE;
     *pctx = (CUcontext)c;
     return CUDA_SUCCESS;
 }
@@ -264,13 +266,9 @@ CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return str
 static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
 {
     p2n_ctx *c;
-    CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
-    if (r == CUDA_SUCCESS)
-        r = p2n_drv_check_stream(hStream, c);
+    CUresult r = stream_lookup(hStream, status, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!status)
-        return CUDA_ERROR_INVALID_VALUE;
     *status = CU_STREAM_CAPTURE_STATUS_NONE;
     return CUDA_SUCCESS;
 }
