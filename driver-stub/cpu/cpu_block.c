@@ -114,10 +114,11 @@ static void cpu_coro_run(worker *w, fiber *f, bool started) {
         f->ctx.suspend = 0;
         w->cur = f;
         if (started) {
-            (*(void (**)(void *))f->frame)(f->frame);
+            /* the frame the code published in ctx (host_abi.h): resumed through its first word */
+            (*(void (**)(void *))f->ctx.coro_frame)(f->ctx.coro_frame);
         } else {
             f->ctx.yield_budget = w->tmpl.yield_budget; /* the rest of ctx is set per launch / per block */
-            f->frame = NULL;
+            f->ctx.coro_frame = NULL;
             L->coro_entry(L->params, &f->ctx);
         }
         if (f->ctx.suspend) /* it waits: the runtime function registered or queued it */

@@ -110,7 +110,6 @@ typedef struct fiber {
     uint64_t value;
     uintptr_t site;        /* activemask call site */
     uint32_t res, res2;    /* results handed over by the thread that completed the operation */
-    void *frame;           /* coroutine entry: the thread's frame (rt->coro_frame), resumed through its first word */
     uint32_t bar_id, bar_count;
     int32_t next_waiter;
 } fiber;

@@ -94,8 +94,7 @@ static void *rt_coro_frame(p2n_thread_ctx *ctx, uint64_t size) {
         cpu_fail_thread(w, f, CPU_ERR_LAUNCH_FAILED, "internal error: coroutine frame of %zu bytes, thread 0's has %zu",
                         slot, w->frame_slot);
     }
-    f->frame = w->frames + (size_t)f->index * slot;
-    return f->frame;
+    return w->frames + (size_t)f->index * slot;
 }
 
 static uint32_t rt_coro_result(p2n_thread_ctx *ctx, uint32_t *res2) {
