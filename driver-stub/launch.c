@@ -420,7 +420,7 @@ CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
 
 CUresult cuFuncLoad(CUfunction function)
 {
-    p2n_func *f;
+    p2n_func *f = NULL;
     return func_query(function, &f, &f);
 }
 
