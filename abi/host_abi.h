@@ -50,8 +50,10 @@
 /* 2: p2n_kernel_desc.block_entry and P2N_KERNEL_THREAD_LOOP (the runtime still loads version 1 objects, whose
  * kernel table lacks that last field); 3: p2n_thread_ctx.launch_flags (code may read it: a runtime of version 2
  * must not load such an object; the runtime loads versions 1..3); 4: p2n_kernel_desc.coro_entry,
- * P2N_KERNEL_CORO, p2n_thread_ctx.suspend and the rt slots coro_frame/coro_result (the runtime loads 1..4) */
-#define P2N_HOST_ABI_VERSION 4u
+ * P2N_KERNEL_CORO, p2n_thread_ctx.suspend and the rt slots coro_frame/coro_result (the runtime loads 1..4);
+ * 5: p2n_thread_ctx.grid_workspace (%envreg1/%envreg2: code may read it, so a runtime of version 4 must not load
+ * such an object; the runtime loads 1..5) */
+#define P2N_HOST_ABI_VERSION 5u
 
 typedef struct p2n_thread_ctx {
     uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
@@ -67,12 +69,20 @@ typedef struct p2n_thread_ctx {
     uint32_t launch_flags;    /* P2N_LAUNCH_* of this launch, the same in every thread (version 3) */
     uint32_t suspend;         /* coroutine entry: set by a runtime function that must wait (version 4) */
     void *coro_frame;         /* coroutine entry: the code stores its frame here when it starts (version 4) */
+    /* version 5: the grid workspace of a cooperative launch (P2N_LAUNCH_COOPERATIVE), NULL otherwise. CUDA's
+     * cooperative groups read its address from %envreg1 (low half) and %envreg2 (high half) and count the grid
+     * barrier in it: struct { uint32_t wsSize; uint32_t barrier; }, zeroed per launch
+     * (cuda/include/cooperative_groups/details/driver_abi.h); grid.sync() with NULL traps, as on NVIDIA */
+    void *grid_workspace;
 } p2n_thread_ctx;
 
 /* p2n_thread_ctx.launch_flags. CLUSTER: a cluster launch (cluster dimensions given at launch or by
  * cuFuncSetAttribute, or the kernel declares .reqnctapercluster): shared::cluster-destination async operations
  * fault without it, as on NVIDIA (targets/llvm/emit_cluster.c) */
-enum { P2N_LAUNCH_CLUSTER = 1u };
+enum { P2N_LAUNCH_CLUSTER = 1u,
+       /* COOPERATIVE: cuLaunchCooperativeKernel / CU_LAUNCH_ATTRIBUTE_COOPERATIVE: all blocks of the grid run at
+        * once (a block may wait for the others) and ctx grid_workspace is set */
+       P2N_LAUNCH_COOPERATIVE = 2u };
 
 /* Operation codes shared by emitted code and the runtime. */
 enum { P2N_SHFL_IDX = 0, P2N_SHFL_UP = 1, P2N_SHFL_DOWN = 2, P2N_SHFL_BFLY = 3 };

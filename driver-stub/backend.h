@@ -44,6 +44,9 @@ typedef struct p2n_bk_device_info {
     int host_access;                 /* 1: device pointers are directly dereferenceable host pointers */
     int reads_host_memory;           /* 1: kernels dereference any host pointer, malloc'ed memory too (what
                                       * cuMemHostRegister needs: the registered pointer is the device pointer) */
+    int cooperative_launch;          /* 1: launches may be cooperative (P2N_LAUNCH_COOPERATIVE: every block of the
+                                      * grid runs at once, ctx grid_workspace for CUDA's grid.sync()); 0: the stub
+                                      * refuses them with CUDA_ERROR_NOT_SUPPORTED (CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH) */
     uint8_t uuid[16];
     /* PTX compiled at load time for this device: what it lacks (p2n_options.device_lacks, P2N_LACKS_*) and
      * whether a kernel it cannot run fails at launch (CUDA_ERROR_NOT_SUPPORTED) instead of the module load
@@ -78,7 +81,8 @@ typedef struct p2n_bk_launch {
     void (*printf_sink)(void *user, const char *text, size_t len);
     void *printf_user;
     uint32_t launch_flags;           /* P2N_LAUNCH_* (abi/host_abi.h): P2N_LAUNCH_CLUSTER for a cluster launch; the
-                                      * kernels read it (ctx launch_flags; SPIR-V: error record SPIRV_REC_LAUNCH_OFF) */
+                                      * kernels read it (ctx launch_flags; SPIR-V: error record SPIRV_REC_LAUNCH_OFF);
+                                      * P2N_LAUNCH_COOPERATIVE only where the device info says cooperative_launch */
 } p2n_bk_launch;
 
 typedef struct p2n_backend_ops {

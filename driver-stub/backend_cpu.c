@@ -50,6 +50,7 @@ static CUresult cpu_init(p2n_bk_device_info *d, char **err)
     d->integrated = 1;
     d->host_access = 1;
     d->reads_host_memory = 1;
+    d->cooperative_launch = 1; /* a worker per block for such grids (cpu/cpu_exec.h) */
     static const uint8_t uuid[16] = {'p', '2', 'n', '-', 'c', 'p', 'u', 0x40, 0x80, 'd', 'e', 'v', 'i', 'c', 'e', 0};
     memcpy(d->uuid, uuid, 16);
     return CUDA_SUCCESS;

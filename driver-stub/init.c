@@ -373,7 +373,7 @@ static int attribute_value(CUdevice_attribute a, int *known)
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1: return 0;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS_V1: return 0;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR_V1: return 0;
-    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return 0;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH: return d->cooperative_launch;
     case CU_DEVICE_ATTRIBUTE_COOPERATIVE_MULTI_DEVICE_LAUNCH: return 0;
     case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: return d->max_shared_per_block_optin;
     case CU_DEVICE_ATTRIBUTE_CAN_FLUSH_REMOTE_WRITES: return 0;

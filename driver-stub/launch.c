@@ -103,9 +103,12 @@ static CUresult pack_params(const p2n_func *f, void **kernelParams, void **extra
     return CUDA_SUCCESS;
 }
 
-/* cluster_dims: the launch names cluster dimensions (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) */
+static CUresult cooperative_grid_fits(p2n_func *f, const unsigned grid[3], uint64_t threads, unsigned shmem);
+
+/* cluster_dims: the launch names cluster dimensions (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
+ * cooperative: cuLaunchCooperativeKernel or CU_LAUNCH_ATTRIBUTE_COOPERATIVE (all blocks at once, grid.sync()) */
 static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned block[3], unsigned shmem,
-                       CUstream hStream, void **kernelParams, void **extra, int cluster_dims)
+                       CUstream hStream, void **kernelParams, void **extra, int cluster_dims, int cooperative)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx(NULL, &c);
@@ -152,6 +155,13 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     if (shmem > (unsigned)f->max_dynamic_shared ||
         (uint64_t)shmem + f->info.static_shared_bytes > (uint64_t)p2n_drv.dev.max_shared_per_block_optin)
         return CUDA_ERROR_INVALID_VALUE;
+    if (cooperative) {
+        if (!p2n_drv.dev.cooperative_launch)
+            return CUDA_ERROR_NOT_SUPPORTED; /* the backend's device attribute COOPERATIVE_LAUNCH is 0 */
+        r = cooperative_grid_fits(f, grid, threads, shmem);
+        if (r != CUDA_SUCCESS)
+            return r;
+    }
     r = p2n_drv_refs_sync(f->module); /* texture/surface references bound since the last launch */
     if (r != CUDA_SUCCESS)
         return r;
@@ -168,7 +178,8 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
         .printf_sink = p2n_drv_ctx_printf,
         .printf_user = c,
         /* a cluster launch (shared::cluster async operations fault outside one, as on NVIDIA: emit_cluster.c) */
-        .launch_flags = cluster_dims || f->info.cluster_dims_fixed ? P2N_LAUNCH_CLUSTER : 0,
+        .launch_flags = (cluster_dims || f->info.cluster_dims_fixed ? P2N_LAUNCH_CLUSTER : 0) |
+                        (cooperative ? P2N_LAUNCH_COOPERATIVE : 0),
     };
     char *err = NULL;
     r = p2n_drv.be->launch(f->bk, &l, &err);
@@ -190,7 +201,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
-    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0);
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0, 0);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
@@ -198,20 +209,37 @@ CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int g
                              unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
     const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
-    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0);
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, extra, 0, 0);
+}
+
+/* cuda.h: kernelParams only (no `extra`); the grid must fit at once (cooperative_grid_fits) */
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
+                                   unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
+                                   unsigned int sharedMemBytes, CUstream hStream, void **kernelParams)
+{
+    const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
+}
+
+CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
+                                        unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
+                                        unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
+                                        void **kernelParams)
+{
+    const unsigned g[3] = {gridDimX, gridDimY, gridDimZ}, b[3] = {blockDimX, blockDimY, blockDimZ};
+    return launch(f, g, b, sharedMemBytes, hStream, kernelParams, NULL, 0, 1);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
     if (!config || (config->numAttrs && !config->attrs))
         return CUDA_ERROR_INVALID_VALUE;
-    int cluster_dims = 0;
+    int cluster_dims = 0, cooperative = 0;
     for (unsigned i = 0; i < config->numAttrs; i++) {
         const CUlaunchAttribute *a = &config->attrs[i];
         switch (a->id) {
         case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-            if (a->value.cooperative)
-                return CUDA_ERROR_NOT_SUPPORTED;   /* grid-wide sync is not offered (attribute 95 = 0) */
+            cooperative = a->value.cooperative != 0;   /* the last one given counts */
             break;
         case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION:
             cluster_dims = 1;
@@ -231,7 +259,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
     }
     const unsigned g[3] = {config->gridDimX, config->gridDimY, config->gridDimZ};
     const unsigned b[3] = {config->blockDimX, config->blockDimY, config->blockDimZ};
-    return launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra, cluster_dims);
+    return launch(f, g, b, config->sharedMemBytes, config->hStream, kernelParams, extra, cluster_dims, cooperative);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
@@ -620,6 +648,21 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunc
                      ? (size_t)l.smem_block_optin - f->info.static_shared_bytes : 0;
     size_t avail = per_block > fixed ? per_block - fixed : 0;
     *dynamicSmemSize = avail < cap ? avail : cap;
+    return CUDA_SUCCESS;
+}
+
+/* cuda.h, cuLaunchCooperativeKernel: the grid may have at most cuOccupancyMaxActiveBlocksPerMultiprocessor x
+ * MULTIPROCESSOR_COUNT blocks (the same numbers the program computed them from), else
+ * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE */
+static CUresult cooperative_grid_fits(p2n_func *f, const unsigned grid[3], uint64_t threads, unsigned shmem)
+{
+    sm_limits l;
+    CUresult r = current_sm_limits(&l);
+    if (r != CUDA_SUCCESS)
+        return r;
+    uint64_t max_blocks = (uint64_t)blocks_per_sm(&l, f, (int)threads, shmem) * (uint64_t)(l.sm_count > 0 ? l.sm_count : 0);
+    if ((uint64_t)grid[0] * grid[1] * grid[2] > max_blocks)
+        return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     return CUDA_SUCCESS;
 }
 

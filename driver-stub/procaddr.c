@@ -131,6 +131,7 @@ static const proc_entry table[] = {
     E("cuFuncLoad", 12040, cuFuncLoad),
     P("cuLaunchKernel", 4000, cuLaunchKernel, cuLaunchKernel_ptsz),
     P("cuLaunchKernelEx", 11060, cuLaunchKernelEx, cuLaunchKernelEx_ptsz),
+    P("cuLaunchCooperativeKernel", 9000, cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz),
     P("cuLaunchHostFunc", 10000, cuLaunchHostFunc, cuLaunchHostFunc_ptsz),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessor", 6050, cuOccupancyMaxActiveBlocksPerMultiprocessor),
     E("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags", 7000,

@@ -26,6 +26,13 @@
  * between warps, spin-waits on flags). If the queue is empty while threads of the block are still alive, every
  * one of them is blocked: the launch fails with a deadlock report (CUDA would hang).
  *
+ * Cooperative launch (P2N_LAUNCH_COOPERATIVE, cuLaunchCooperativeKernel): a block may spin until every other
+ * block of the grid reached a grid barrier (CUDA's grid.sync() on the ctx grid_workspace), so all blocks must
+ * run at once: the launch gets as many workers as blocks (the pool's plus temporary threads, cpu_pool.c), each
+ * taking one block at a time, and a thread that yields with nothing else of its block to run gives the CPU away
+ * (sched_yield) so that the blocks it waits for progress on few cores. The driver limits such grids to the
+ * occupancy calculator's blocks per multiprocessor x multiprocessors (CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE).
+ *
  * Thread-loop fast path: a kernel whose compiler-emitted block entry exists (host_abi.h, P2N_KERNEL_THREAD_LOOP:
  * no thread of it can wait for another) runs each block as ONE call of that entry, on one runner stack, which
  * loops over the block's threads in the same linear order; no fiber per thread, no per-thread bookkeeping.
@@ -145,6 +152,10 @@ typedef struct launch {
     size_t stack_size;
     int32_t budget;
     uint32_t launch_flags;                    /* P2N_LAUNCH_*, every ctx's launch_flags */
+    bool cooperative;                         /* P2N_LAUNCH_COOPERATIVE: every block has a worker of its own */
+    /* the cooperative launch's grid workspace (host_abi.h grid_workspace: wsSize, barrier), zeroed per launch;
+     * blocks' CTA masters count the grid barrier in it with atomics: own cache line */
+    _Alignas(64) uint32_t grid_ws[2];
     _Alignas(64) _Atomic uint64_t next_block; /* own cache line: written per block */
     _Alignas(64) atomic_int abort;            /* read per thread */
     _Alignas(64) char pad_;

@@ -66,6 +66,8 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     L.dyn = cl->dynamic_shared_bytes;
     L.smem_size = (uint32_t)smem;
     L.launch_flags = cl->launch_flags;
+    L.cooperative = (cl->launch_flags & P2N_LAUNCH_COOPERATIVE) != 0;
+    L.grid_ws[0] = (uint32_t)sizeof L.grid_ws; /* wsSize; the barrier word starts at 0 */
     size_t stack = 128 * 1024;
     const char *e = getenv("P2N_CPU_STACK_KB");
     if (e && atoi(e) >= 16)

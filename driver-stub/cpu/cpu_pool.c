@@ -95,6 +95,7 @@ static bool worker_prepare(worker *w, launch *L) {
     w->tmpl.yield_budget = L->budget;
     w->tmpl.rt = &p2n_cpu_rt_table;
     w->tmpl.launch_flags = L->launch_flags;
+    w->tmpl.grid_workspace = L->cooperative ? L->grid_ws : NULL;
     for (uint32_t i = 0; i < L->nthreads; i++) {
         fiber *f = &w->fib[i];
         f->ctx = w->tmpl;
@@ -255,25 +256,26 @@ static int chunk_cmp(const void *a, const void *b) {
     return x->block < y->block ? -1 : x->block > y->block;
 }
 
-static void flush_printf(const cpu_launch *cl) {
+/* the printf output of workers ws[0..n) (the pool's, then a cooperative launch's temporary ones), in block order */
+static void flush_printf(const cpu_launch *cl, worker *const *ws, unsigned n) {
     size_t total = 0;
-    for (unsigned i = 0; i < g_pool.n; i++)
-        total += g_pool.w[i]->nchunks;
+    for (unsigned i = 0; i < n; i++)
+        total += ws[i]->nchunks;
     if (!total)
         return;
     chunk **all = malloc(total * sizeof *all);
     if (!all)
         return;
     size_t k = 0;
-    for (unsigned i = 0; i < g_pool.n; i++)
-        for (size_t j = 0; j < g_pool.w[i]->nchunks; j++)
-            all[k++] = &g_pool.w[i]->chunks[j];
+    for (unsigned i = 0; i < n; i++)
+        for (size_t j = 0; j < ws[i]->nchunks; j++)
+            all[k++] = &ws[i]->chunks[j];
     qsort(all, total, sizeof *all, chunk_cmp);
     for (size_t j = 0; j < total; j++) {
         /* find the worker owning the chunk */
         const char *text = NULL;
-        for (unsigned i = 0; i < g_pool.n && !text; i++) {
-            worker *w = g_pool.w[i];
+        for (unsigned i = 0; i < n && !text; i++) {
+            worker *w = ws[i];
             if (all[j] >= w->chunks && all[j] < w->chunks + w->nchunks)
                 text = w->out.data + all[j]->off;
         }
@@ -289,6 +291,69 @@ static void flush_printf(const cpu_launch *cl) {
     free(all);
 }
 
+/* ---------------------------------- a cooperative launch's extra workers ---------------------------------- */
+
+/* A cooperative grid has more blocks than the pool has workers: the rest run on temporary threads, one worker
+ * each, so that every block runs at once (cpu_exec.h). They live for this launch only: such grids are bounded by
+ * the occupancy limit and rare enough that keeping hundreds of idle threads is not worth it. */
+typedef struct extra_workers {
+    worker **w;
+    unsigned n;     /* workers created (each with a running thread) */
+    unsigned want;
+} extra_workers;
+
+static void *extra_thread(void *arg) {
+    worker *w = arg;
+    worker_run(w, w->L);
+    return NULL;
+}
+
+/* starts `want` extra workers on L (they run blocks at once); a worker or thread that cannot be created fails
+ * the launch (the blocks already running see the abort at their next yield) */
+static void extra_start(extra_workers *x, launch *L, unsigned first_index, unsigned want) {
+    x->w = want ? calloc(want, sizeof *x->w) : NULL;
+    x->n = 0;
+    x->want = want;
+    if (want && !x->w) {
+        cpu_launch_fail(L, CPU_ERR_OUT_OF_RESOURCES,
+                        cpu_fmt("kernel '%s': cooperative launch: out of memory for %u more workers", L->kd->name, want));
+        return;
+    }
+    for (unsigned i = 0; i < want; i++) {
+        worker *w = worker_new(first_index + i);
+        int rc = -1;
+        if (w) {
+            w->L = L;
+            pthread_attr_t attr;
+            pthread_attr_init(&attr);
+            pthread_attr_setstacksize(&attr, 1u << 20);
+            rc = pthread_create(&w->thread, &attr, extra_thread, w);
+            pthread_attr_destroy(&attr);
+        }
+        if (rc != 0) {
+            worker_delete(w);
+            cpu_launch_fail(L, CPU_ERR_OUT_OF_RESOURCES,
+                            cpu_fmt("kernel '%s': cooperative launch: cannot start a thread for each of its blocks "
+                                    "(%u of %u extra threads started)", L->kd->name, i, want));
+            return;
+        }
+        x->w[x->n++] = w;
+    }
+}
+
+static void extra_join(extra_workers *x) {
+    for (unsigned i = 0; i < x->n; i++)
+        pthread_join(x->w[i]->thread, NULL);
+}
+
+static void extra_free(extra_workers *x) {
+    for (unsigned i = 0; i < x->n; i++)
+        worker_delete(x->w[i]);
+    free(x->w);
+    x->w = NULL;
+    x->n = 0;
+}
+
 bool cpu_pool_run(launch *L, const cpu_launch *cl) {
     pthread_mutex_lock(&g_pool.launch_lock);
     if (!pool_ensure()) {
@@ -298,9 +363,11 @@ bool cpu_pool_run(launch *L, const cpu_launch *cl) {
     unsigned nw = g_pool.n;
     if ((uint64_t)nw > L->nblocks)
         nw = (unsigned)L->nblocks;
-    g_pool.in_use = nw;
+    /* a cooperative grid: a worker per block (the driver bounds the grid), one block at a time */
+    unsigned extra = L->cooperative && L->nblocks > nw ? (unsigned)(L->nblocks - nw) : 0;
+    g_pool.in_use = nw + extra;
     L->chunk = L->nblocks / ((uint64_t)nw * 16);
-    L->chunk = L->chunk < 1 ? 1 : L->chunk > 64 ? 64 : L->chunk;
+    L->chunk = L->cooperative || L->chunk < 1 ? 1 : L->chunk > 64 ? 64 : L->chunk;
     /* workers that take no part still must not print stale output */
     for (unsigned i = nw; i < g_pool.n; i++)
         g_pool.w[i]->nchunks = 0, g_pool.w[i]->out.len = 0;
@@ -313,6 +380,8 @@ bool cpu_pool_run(launch *L, const cpu_launch *cl) {
         pthread_mutex_unlock(&g_pool.m);
     }
     cpu_faults_install();
+    extra_workers x;
+    extra_start(&x, L, g_pool.n, extra);
     worker_run(g_pool.w[0], L);
     if (nw > 1) {
         pthread_mutex_lock(&g_pool.m);
@@ -320,8 +389,19 @@ bool cpu_pool_run(launch *L, const cpu_launch *cl) {
             pthread_cond_wait(&g_pool.cv_done, &g_pool.m);
         pthread_mutex_unlock(&g_pool.m);
     }
+    extra_join(&x);
     cpu_faults_remove();
-    flush_printf(cl);
+    worker **ws = x.n ? malloc((g_pool.n + x.n) * sizeof *ws) : NULL;
+    if (ws) { /* one block order over the pool's and the extra workers' output */
+        memcpy(ws, g_pool.w, g_pool.n * sizeof *ws);
+        memcpy(ws + g_pool.n, x.w, x.n * sizeof *ws);
+        flush_printf(cl, ws, g_pool.n + x.n);
+        free(ws);
+    } else {
+        flush_printf(cl, g_pool.w, g_pool.n);
+        flush_printf(cl, x.w, x.n);
+    }
+    extra_free(&x);
     for (unsigned i = 0; i < g_pool.n; i++)
         g_pool.w[i]->L = NULL;
     pthread_mutex_unlock(&g_pool.launch_lock);

@@ -2,6 +2,7 @@
  * see cpu_exec.h). */
 #include "cpu_exec.h"
 
+#include <sched.h>
 #include <stdatomic.h>
 
 /* ------------------------------------------------ barriers ------------------------------------------------ */
@@ -140,6 +141,9 @@ void cpu_rt_yield(p2n_thread_ctx *ctx) {
         cpu_am_check(w, ws, NULL);
     if (w->rq_count == 0 && w->next_unstarted >= w->nthreads) {
         f->state = F_RUNNING; /* nothing else to run */
+        /* a cooperative grid's thread spinning on other blocks (grid.sync): let their workers have the CPU */
+        if (w->L->cooperative)
+            sched_yield();
         return;
     }
     cpu_runq_push(w, (int32_t)f->index);

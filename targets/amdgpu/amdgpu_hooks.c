@@ -184,6 +184,9 @@ static LLVMValueRef amd_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
                                       "llvm.amdgcn.workitem.id.z"};
     static const char *const wg[3] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
                                       "llvm.amdgcn.workgroup.id.z"};
+    /* no cooperative launch on AMDGPU (the driver refuses it, device attribute COOPERATIVE_LAUNCH = 0): never a
+     * grid workspace, CUDA's grid.sync() traps as in a plain launch */
+    if (off == CTX_GRID_WS) return LLVMConstNull(t);
     if (t != E->i32) return NULL;
     if (off < CTX_TID + 12 && off % 4 == 0) /* CTX_TID = 0 */
         return intrin(E, wi[(off - CTX_TID) / 4], NULL, 0, NULL, 0);

@@ -44,7 +44,10 @@ enum {
     CTX_SMEM = offsetof(p2n_thread_ctx, smem), CTX_SMEM_SIZE = offsetof(p2n_thread_ctx, smem_size),
     CTX_YIELD = offsetof(p2n_thread_ctx, yield_budget), CTX_RT = offsetof(p2n_thread_ctx, rt),
     /* P2N_LAUNCH_*; SPIR-V keeps other words there and reads it through its ctx_field hook */
-    CTX_LAUNCH_FLAGS = offsetof(p2n_thread_ctx, launch_flags)
+    CTX_LAUNCH_FLAGS = offsetof(p2n_thread_ctx, launch_flags),
+    /* the cooperative launch's grid workspace (%envreg1/2, i64); targets whose driver refuses cooperative launch
+     * answer it in their ctx_field hook (a null workspace) */
+    CTX_GRID_WS = offsetof(p2n_thread_ctx, grid_workspace)
 };
 
 typedef struct emit_ctx {

@@ -213,6 +213,9 @@ const char *const spirv_syncscopes[P2N_SCOPE_COUNT] = {
 /* The ctx words SPIR-V keeps elsewhere: launch_flags come from the error record (spirv_trap.c lowers the marker);
  * SPIR-V's own words sit where host_abi.h has it */
 static LLVMValueRef hook_ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t) {
+    /* no cooperative launch on SPIR-V backends (the driver refuses it, COOPERATIVE_LAUNCH = 0): never a grid
+     * workspace, CUDA's grid.sync() traps as in a plain launch */
+    if (off == CTX_GRID_WS) return LLVMConstNull(t);
     if (off != CTX_LAUNCH_FLAGS || t != E->i32) return NULL;
     return call(E, SPIRV_LAUNCH_MARKER, E->i32, &E->ctx, 1);
 }
