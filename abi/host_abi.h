@@ -70,7 +70,7 @@ typedef struct p2n_thread_ctx {
     uint32_t suspend;         /* coroutine entry: set by a runtime function that must wait (version 4) */
     void *coro_frame;         /* coroutine entry: the code stores its frame here when it starts (version 4) */
     /* version 5: the grid workspace of a cooperative launch (P2N_LAUNCH_COOPERATIVE), NULL otherwise. CUDA's
-     * cooperative groups read its address from %envreg1 (low half) and %envreg2 (high half) and count the grid
+     * cooperative groups read its address from %envreg1 (high half) and %envreg2 (low half) and count the grid
      * barrier in it: struct { uint32_t wsSize; uint32_t barrier; }, zeroed per launch
      * (cuda/include/cooperative_groups/details/driver_abi.h); grid.sync() with NULL traps, as on NVIDIA */
     void *grid_workspace;

@@ -63,12 +63,13 @@ LLVMValueRef emit_sreg(emit_ctx *E, const ir_operand *o) {
         return LLVMBuildZExt(BLD, emit_cluster_launch(E), E->i32, "");
     case IR_SR_CURRENT_GRAPH_EXEC: return c64(E, 0);
     case IR_SR_ENVREG:
-        /* %envreg1/%envreg2: the grid workspace's address (low/high half; host_abi.h grid_workspace), what CUDA's
+        /* %envreg1/%envreg2: the grid workspace's address (HIGH/low half: load_env_reg64<1, 2> of
+         * cooperative_groups/details/driver_abi.h takes <HiReg, LoReg>; host_abi.h grid_workspace), what CUDA's
          * cooperative groups take for grid.sync(); the other environment registers are not used by CUDA's headers
          * (%envreg0 is loaded but read nowhere) and stay 0 */
         if (comp == 1 || comp == 2) {
             LLVMValueRef ws = ctx_field(E, CTX_GRID_WS, E->i64);
-            if (comp == 2) ws = LLVMBuildLShr(BLD, ws, c64(E, 32), "");
+            if (comp == 1) ws = LLVMBuildLShr(BLD, ws, c64(E, 32), "");
             return LLVMBuildTrunc(BLD, ws, E->i32, "");
         }
         return c32(E, 0);
