@@ -12,14 +12,15 @@
 
 /* ------------------------------------------------ workers ------------------------------------------------ */
 
-static worker *worker_new(unsigned index) {
+/* a worker for blocks of up to `cap` threads (a multiple of 32: warp code addresses all lanes of a warp) */
+static worker *worker_new(unsigned index, uint32_t cap) {
     worker *w = calloc(1, sizeof *w);
     if (!w)
         return NULL;
     w->index = index;
-    w->fib = aligned_alloc(64, MAX_THREADS * sizeof(fiber));
-    w->tids = malloc(MAX_THREADS * sizeof *w->tids);
-    w->arr_gen = calloc(MAX_THREADS, sizeof *w->arr_gen);
+    w->fib = aligned_alloc(64, cap * sizeof(fiber));
+    w->tids = malloc(cap * sizeof *w->tids);
+    w->arr_gen = calloc(cap, sizeof *w->arr_gen);
     if (!w->fib || !w->tids || !w->arr_gen) {
         free(w->fib);
         free(w->tids);
@@ -27,8 +28,8 @@ static worker *worker_new(unsigned index) {
         free(w);
         return NULL;
     }
-    memset(w->fib, 0, MAX_THREADS * sizeof(fiber));
-    for (uint32_t t = 0; t < MAX_THREADS; t++) {
+    memset(w->fib, 0, cap * sizeof(fiber));
+    for (uint32_t t = 0; t < cap; t++) {
         w->fib[t].w = w;
         w->fib[t].index = t;
         w->fib[t].lane = t & 31;
@@ -213,7 +214,7 @@ static bool pool_ensure(void) {
         return false;
     g_pool.n = 0;
     for (unsigned i = 0; i < want; i++) {
-        worker *w = worker_new(i);
+        worker *w = worker_new(i, MAX_THREADS);
         if (!w)
             break;
         g_pool.w[i] = w;
@@ -320,7 +321,8 @@ static void extra_start(extra_workers *x, launch *L, unsigned first_index, unsig
         return;
     }
     for (unsigned i = 0; i < want; i++) {
-        worker *w = worker_new(first_index + i);
+        /* sized for this launch's blocks only: such grids may have thousands of blocks on a large machine */
+        worker *w = worker_new(first_index + i, (L->nthreads + 31) & ~31u);
         int rc = -1;
         if (w) {
             w->L = L;
