@@ -660,7 +660,8 @@ static CUresult cooperative_grid_fits(p2n_func *f, const unsigned grid[3], uint6
     CUresult r = current_sm_limits(&l);
     if (r != CUDA_SUCCESS)
         return r;
-    uint64_t max_blocks = (uint64_t)blocks_per_sm(&l, f, (int)threads, shmem) * (uint64_t)(l.sm_count > 0 ? l.sm_count : 0);
+    uint64_t sms = l.sm_count > 0 ? (uint64_t)l.sm_count : 0;
+    uint64_t max_blocks = (uint64_t)blocks_per_sm(&l, f, (int)threads, shmem) * sms;
     if ((uint64_t)grid[0] * grid[1] * grid[2] > max_blocks)
         return CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE;
     return CUDA_SUCCESS;

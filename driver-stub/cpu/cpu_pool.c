@@ -317,7 +317,8 @@ static void extra_start(extra_workers *x, launch *L, unsigned first_index, unsig
     x->want = want;
     if (want && !x->w) {
         cpu_launch_fail(L, CPU_ERR_OUT_OF_RESOURCES,
-                        cpu_fmt("kernel '%s': cooperative launch: out of memory for %u more workers", L->kd->name, want));
+                        cpu_fmt("kernel '%s': cooperative launch: out of memory for %u more workers", L->kd->name,
+                                want));
         return;
     }
     for (unsigned i = 0; i < want; i++) {
