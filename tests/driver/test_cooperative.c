@@ -4,7 +4,9 @@
  * each round, through cuLaunchCooperativeKernel and through cuLaunchKernelEx's COOPERATIVE attribute; %envreg1/2
  * hold a zeroed grid workspace only in a cooperative launch; a grid larger than the occupancy allows fails with
  * CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE; bad input gives CUDA's error codes and the context stays usable; a
- * block that traps while the others wait at the grid barrier fails the launch instead of hanging (sticky: last). */
+ * block that traps while the others wait at the grid barrier fails the launch instead of hanging (sticky: last).
+ * `test_cooperative cooperative.ptx refused`: a backend without cooperative launch (OpenCL, ...) says
+ * COOPERATIVE_LAUNCH 0 and refuses such launches with CUDA_ERROR_NOT_SUPPORTED; plain launches see no workspace. */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,11 +66,40 @@ static void read_envreg(CUdeviceptr d, uint32_t o[5]) {
     OK(cuMemcpyDtoH(o, d, 5 * sizeof o[0]));
 }
 
+/* a backend without cooperative launch: the attribute says 0, both launch paths refuse, the context stays usable
+ * and a plain launch has no grid workspace (%envreg1/2 are 0, never a stale value) */
+static int refused_backend(CUmodule mod, CUdevice dev) {
+    int coop = -1;
+    OK(cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev));
+    TRUE(coop == 0);
+    CUfunction envreg;
+    MUST(cuModuleGetFunction(&envreg, mod, "k_envreg"));
+    CUdeviceptr d;
+    MUST(cuMemAlloc(&d, 64));
+    void *args[] = {&d};
+    EXPECT(cuLaunchCooperativeKernel(envreg, 1, 1, 1, 32, 1, 1, 0, NULL, args), CUDA_ERROR_NOT_SUPPORTED);
+    CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE};
+    at.value.cooperative = 1;
+    CUlaunchConfig cfg = {.gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1,
+                          .blockDimZ = 1, .attrs = &at, .numAttrs = 1};
+    EXPECT(cuLaunchKernelEx(&cfg, envreg, args, NULL), CUDA_ERROR_NOT_SUPPORTED);
+    uint32_t o[5];
+    OK(cuMemsetD8(d, 0xcd, 64));
+    OK(cuLaunchKernel(envreg, 2, 1, 1, 32, 1, 1, 0, NULL, args, NULL));
+    OK(cuCtxSynchronize());
+    read_envreg(d, o);
+    TRUE(o[0] == 0 && o[1] == 0 && o[2] == 0 && o[3] == 0 && o[4] == 0xffffffffu);
+    OK(cuMemFree(d));
+    return check_done("test_cooperative");
+}
+
 int main(int argc, char **argv) {
-    if (argc < 2) { fprintf(stderr, "usage: test_cooperative cooperative.ptx\n"); return 2; }
+    if (argc < 2) { fprintf(stderr, "usage: test_cooperative cooperative.ptx [refused]\n"); return 2; }
     CUmodule mod = must_load_ptx(argv[1]);
     CUdevice dev;
     MUST(cuDeviceGet(&dev, 0));
+    if (argc > 2 && !strcmp(argv[2], "refused"))
+        return refused_backend(mod, dev);
     int coop = -1, sms = 0, per_sm = 0;
     OK(cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, dev));
     TRUE(coop == 1); /* the CPU backend */
