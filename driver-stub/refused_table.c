@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 272
+#define N 265
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -199,90 +199,83 @@ STUB(184, cuLogsRegisterCallback)
 STUB(185, cuLogsUnregisterCallback)
 STUB(186, cuMemAddressFree)
 STUB(187, cuMemAddressReserve)
-STUB(188, cuMemAdvise)
-STUB(189, cuMemAllocAsync)
-STUB(190, cuMemAllocFromPoolAsync)
-STUB(191, cuMemAllocManaged)
-STUB(192, cuMemBatchDecompressAsync)
-STUB(193, cuMemCreate)
-STUB(194, cuMemDiscardAndPrefetchBatchAsync)
-STUB(195, cuMemDiscardBatchAsync)
-STUB(196, cuMemExportToShareableHandle)
-STUB(197, cuMemFreeAsync)
-STUB(198, cuMemGetAccess)
-STUB(199, cuMemGetAllocationGranularity)
-STUB(200, cuMemGetAllocationPropertiesFromHandle)
-STUB(201, cuMemGetDefaultMemPool)
-STUB(202, cuMemGetHandleForAddressRange)
-STUB(203, cuMemGetMemPool)
-STUB(204, cuMemImportFromShareableHandle)
-STUB(205, cuMemMap)
-STUB(206, cuMemMapArrayAsync)
-STUB(207, cuMemPoolCreate)
-STUB(208, cuMemPoolDestroy)
-STUB(209, cuMemPoolExportPointer)
-STUB(210, cuMemPoolExportToShareableHandle)
-STUB(211, cuMemPoolGetAccess)
-STUB(212, cuMemPoolGetAttribute)
-STUB(213, cuMemPoolImportFromShareableHandle)
-STUB(214, cuMemPoolImportPointer)
-STUB(215, cuMemPoolSetAccess)
-STUB(216, cuMemPoolSetAttribute)
-STUB(217, cuMemPoolTrimTo)
-STUB(218, cuMemPrefetchAsync)
-STUB(219, cuMemPrefetchBatchAsync)
-STUB(220, cuMemRangeGetAttribute)
-STUB(221, cuMemRangeGetAttributes)
-STUB(222, cuMemRelease)
-STUB(223, cuMemRetainAllocationHandle)
-STUB(224, cuMemSetAccess)
-STUB(225, cuMemSetMemPool)
-STUB(226, cuMemUnmap)
-STUB(227, cuMemcpy3DBatchAsync)
-STUB(228, cuMemcpyBatchAsync)
-STUB(229, cuMipmappedArrayGetMemoryRequirements)
-STUB(230, cuMipmappedArrayGetSparseProperties)
-STUB(231, cuModuleEnumerateFunctions)
-STUB(232, cuModuleGetFunctionCount)
-STUB(233, cuMulticastAddDevice)
-STUB(234, cuMulticastBindAddr)
-STUB(235, cuMulticastBindMem)
-STUB(236, cuMulticastCreate)
-STUB(237, cuMulticastGetGranularity)
-STUB(238, cuMulticastUnbind)
-STUB(239, cuOccupancyMaxActiveClusters)
-STUB(240, cuOccupancyMaxPotentialClusterSize)
-STUB(241, cuParamSetSize)
-STUB(242, cuParamSetTexRef)
-STUB(243, cuParamSetf)
-STUB(244, cuParamSeti)
-STUB(245, cuParamSetv)
-STUB(246, cuPointerSetAttribute)
-STUB(247, cuSignalExternalSemaphoresAsync)
-STUB(248, cuStreamAttachMemAsync)
-STUB(249, cuStreamBatchMemOp)
-STUB(250, cuStreamBeginCapture)
-STUB(251, cuStreamBeginCaptureToGraph)
-STUB(252, cuStreamEndCapture)
-STUB(253, cuStreamGetGreenCtx)
-STUB(254, cuStreamGetId)
-STUB(255, cuStreamUpdateCaptureDependencies)
-STUB(256, cuStreamWaitValue32)
-STUB(257, cuStreamWaitValue64)
-STUB(258, cuStreamWriteValue32)
-STUB(259, cuStreamWriteValue64)
-STUB(260, cuTensorMapEncodeIm2col)
-STUB(261, cuTensorMapEncodeIm2colWide)
-STUB(262, cuTensorMapEncodeTiled)
-STUB(263, cuTensorMapReplaceAddress)
-STUB(264, cuTexRefCreate)
-STUB(265, cuTexRefDestroy)
-STUB(266, cuUserObjectCreate)
-STUB(267, cuUserObjectRelease)
-STUB(268, cuUserObjectRetain)
-STUB(269, cuVDPAUCtxCreate)
-STUB(270, cuVDPAUGetDevice)
-STUB(271, cuWaitExternalSemaphoresAsync)
+STUB(188, cuMemAllocAsync)
+STUB(189, cuMemAllocFromPoolAsync)
+STUB(190, cuMemBatchDecompressAsync)
+STUB(191, cuMemCreate)
+STUB(192, cuMemDiscardAndPrefetchBatchAsync)
+STUB(193, cuMemDiscardBatchAsync)
+STUB(194, cuMemExportToShareableHandle)
+STUB(195, cuMemFreeAsync)
+STUB(196, cuMemGetAccess)
+STUB(197, cuMemGetAllocationGranularity)
+STUB(198, cuMemGetAllocationPropertiesFromHandle)
+STUB(199, cuMemGetDefaultMemPool)
+STUB(200, cuMemGetHandleForAddressRange)
+STUB(201, cuMemGetMemPool)
+STUB(202, cuMemImportFromShareableHandle)
+STUB(203, cuMemMap)
+STUB(204, cuMemMapArrayAsync)
+STUB(205, cuMemPoolCreate)
+STUB(206, cuMemPoolDestroy)
+STUB(207, cuMemPoolExportPointer)
+STUB(208, cuMemPoolExportToShareableHandle)
+STUB(209, cuMemPoolGetAccess)
+STUB(210, cuMemPoolGetAttribute)
+STUB(211, cuMemPoolImportFromShareableHandle)
+STUB(212, cuMemPoolImportPointer)
+STUB(213, cuMemPoolSetAccess)
+STUB(214, cuMemPoolSetAttribute)
+STUB(215, cuMemPoolTrimTo)
+STUB(216, cuMemRelease)
+STUB(217, cuMemRetainAllocationHandle)
+STUB(218, cuMemSetAccess)
+STUB(219, cuMemSetMemPool)
+STUB(220, cuMemUnmap)
+STUB(221, cuMemcpy3DBatchAsync)
+STUB(222, cuMemcpyBatchAsync)
+STUB(223, cuMipmappedArrayGetMemoryRequirements)
+STUB(224, cuMipmappedArrayGetSparseProperties)
+STUB(225, cuModuleEnumerateFunctions)
+STUB(226, cuModuleGetFunctionCount)
+STUB(227, cuMulticastAddDevice)
+STUB(228, cuMulticastBindAddr)
+STUB(229, cuMulticastBindMem)
+STUB(230, cuMulticastCreate)
+STUB(231, cuMulticastGetGranularity)
+STUB(232, cuMulticastUnbind)
+STUB(233, cuOccupancyMaxActiveClusters)
+STUB(234, cuOccupancyMaxPotentialClusterSize)
+STUB(235, cuParamSetSize)
+STUB(236, cuParamSetTexRef)
+STUB(237, cuParamSetf)
+STUB(238, cuParamSeti)
+STUB(239, cuParamSetv)
+STUB(240, cuPointerSetAttribute)
+STUB(241, cuSignalExternalSemaphoresAsync)
+STUB(242, cuStreamBatchMemOp)
+STUB(243, cuStreamBeginCapture)
+STUB(244, cuStreamBeginCaptureToGraph)
+STUB(245, cuStreamEndCapture)
+STUB(246, cuStreamGetGreenCtx)
+STUB(247, cuStreamGetId)
+STUB(248, cuStreamUpdateCaptureDependencies)
+STUB(249, cuStreamWaitValue32)
+STUB(250, cuStreamWaitValue64)
+STUB(251, cuStreamWriteValue32)
+STUB(252, cuStreamWriteValue64)
+STUB(253, cuTensorMapEncodeIm2col)
+STUB(254, cuTensorMapEncodeIm2colWide)
+STUB(255, cuTensorMapEncodeTiled)
+STUB(256, cuTensorMapReplaceAddress)
+STUB(257, cuTexRefCreate)
+STUB(258, cuTexRefDestroy)
+STUB(259, cuUserObjectCreate)
+STUB(260, cuUserObjectRelease)
+STUB(261, cuUserObjectRetain)
+STUB(262, cuVDPAUCtxCreate)
+STUB(263, cuVDPAUGetDevice)
+STUB(264, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -474,14 +467,12 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuLogsUnregisterCallback", "the driver error log is not implemented (errors are reported on stderr with P2N_VERBOSE)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuLogsUnregisterCallback},
     {"cuMemAddressFree", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAddressFree},
     {"cuMemAddressReserve", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAddressReserve},
-    {"cuMemAdvise", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAdvise},
     {"cuMemAllocAsync", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAllocAsync},
     {"cuMemAllocFromPoolAsync", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAllocFromPoolAsync},
-    {"cuMemAllocManaged", "managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAllocManaged},
     {"cuMemBatchDecompressAsync", "hardware decompression is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemBatchDecompressAsync},
     {"cuMemCreate", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemCreate},
-    {"cuMemDiscardAndPrefetchBatchAsync", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardAndPrefetchBatchAsync},
-    {"cuMemDiscardBatchAsync", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardBatchAsync},
+    {"cuMemDiscardAndPrefetchBatchAsync", "discarding managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardAndPrefetchBatchAsync},
+    {"cuMemDiscardBatchAsync", "discarding managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardBatchAsync},
     {"cuMemExportToShareableHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemExportToShareableHandle},
     {"cuMemFreeAsync", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemFreeAsync},
     {"cuMemGetAccess", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetAccess},
@@ -504,10 +495,6 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuMemPoolSetAccess", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolSetAccess},
     {"cuMemPoolSetAttribute", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolSetAttribute},
     {"cuMemPoolTrimTo", "memory pools and stream-ordered allocation are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolTrimTo},
-    {"cuMemPrefetchAsync", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPrefetchAsync},
-    {"cuMemPrefetchBatchAsync", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPrefetchBatchAsync},
-    {"cuMemRangeGetAttribute", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRangeGetAttribute},
-    {"cuMemRangeGetAttributes", "managed memory (prefetch/advise/range attributes) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRangeGetAttributes},
     {"cuMemRelease", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRelease},
     {"cuMemRetainAllocationHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRetainAllocationHandle},
     {"cuMemSetAccess", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemSetAccess},
@@ -534,7 +521,6 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuParamSetv", "pre-CUDA 4.0 launch API (cuFuncSetBlockShape/cuParamSet*/cuLaunch*) is not implemented; use cuLaunchKernel", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuParamSetv},
     {"cuPointerSetAttribute", "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuPointerSetAttribute},
     {"cuSignalExternalSemaphoresAsync", "no external memory/semaphore import (Vulkan, D3D, NvSci) on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuSignalExternalSemaphoresAsync},
-    {"cuStreamAttachMemAsync", "managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamAttachMemAsync},
     {"cuStreamBatchMemOp", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBatchMemOp},
     {"cuStreamBeginCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCapture},
     {"cuStreamBeginCaptureToGraph", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCaptureToGraph},
