@@ -22,6 +22,7 @@ enum {
     P2N_MAGIC_FUNC = 0x46554e21u,
     P2N_MAGIC_STREAM = 0x53545221u,
     P2N_MAGIC_EVENT = 0x45564e21u,
+    P2N_MAGIC_POOL = 0x504f4f21u,   /* mempool.c: CUmemoryPool */
 };
 
 typedef struct p2n_ctx {
@@ -173,6 +174,9 @@ typedef struct p2n_alloc {
 P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);
 P2N_DRV_HIDDEN void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags);
 P2N_DRV_HIDDEN void p2n_drv_alloc_remove(uint64_t base);
+/* Removes the entry starting exactly at base if it is of `kind` (one lock: of two threads freeing the same
+ * pointer, one succeeds); returns 1 and fills *out when it did. */
+P2N_DRV_HIDDEN int p2n_drv_alloc_take(uint64_t base, int kind, p2n_alloc *out);
 /* Enters an allocation with an owner (a pool block); see p2n_alloc.owner. */
 P2N_DRV_HIDDEN void p2n_drv_alloc_add_owned(uint64_t base, size_t size, int kind, p2n_ctx *ctx, void *owner);
 /* The storage of an allocation kind whose maker owns it is given back through this hook (called once per entry,

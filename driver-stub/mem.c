@@ -125,6 +125,20 @@ void p2n_drv_alloc_remove(uint64_t base)
     pthread_mutex_unlock(&tab_lock);
 }
 
+int p2n_drv_alloc_take(uint64_t base, int kind, p2n_alloc *out)
+{
+    pthread_mutex_lock(&tab_lock);
+    long i = floor_idx(base);
+    int found = i >= 0 && tab[i].base == base && tab[i].kind == kind;
+    if (found) {
+        *out = tab[i];
+        memmove(&tab[i], &tab[i + 1], (ntab - (size_t)i - 1) * sizeof *tab);
+        ntab--;
+    }
+    pthread_mutex_unlock(&tab_lock);
+    return found;
+}
+
 static void p2n_drv_alloc_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&tab_lock);
