@@ -23,6 +23,7 @@ enum {
     P2N_MAGIC_STREAM = 0x53545221u,
     P2N_MAGIC_EVENT = 0x45564e21u,
     P2N_MAGIC_POOL = 0x504f4f21u,   /* mempool.c: CUmemoryPool */
+    P2N_MAGIC_VMM = 0x564d4d21u,    /* vmm.c: CUmemGenericAllocationHandle */
 };
 
 typedef struct p2n_ctx {

@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 249
+#define N 236
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -194,72 +194,59 @@ STUB(179, cuLogsDumpToFile)
 STUB(180, cuLogsDumpToMemory)
 STUB(181, cuLogsRegisterCallback)
 STUB(182, cuLogsUnregisterCallback)
-STUB(183, cuMemAddressFree)
-STUB(184, cuMemAddressReserve)
-STUB(185, cuMemBatchDecompressAsync)
-STUB(186, cuMemCreate)
-STUB(187, cuMemDiscardAndPrefetchBatchAsync)
-STUB(188, cuMemDiscardBatchAsync)
-STUB(189, cuMemExportToShareableHandle)
-STUB(190, cuMemGetAccess)
-STUB(191, cuMemGetAllocationGranularity)
-STUB(192, cuMemGetAllocationPropertiesFromHandle)
-STUB(193, cuMemGetHandleForAddressRange)
-STUB(194, cuMemImportFromShareableHandle)
-STUB(195, cuMemMap)
-STUB(196, cuMemMapArrayAsync)
-STUB(197, cuMemPoolExportPointer)
-STUB(198, cuMemPoolExportToShareableHandle)
-STUB(199, cuMemPoolImportFromShareableHandle)
-STUB(200, cuMemPoolImportPointer)
-STUB(201, cuMemRelease)
-STUB(202, cuMemRetainAllocationHandle)
-STUB(203, cuMemSetAccess)
-STUB(204, cuMemUnmap)
-STUB(205, cuMemcpy3DBatchAsync)
-STUB(206, cuMemcpyBatchAsync)
-STUB(207, cuMipmappedArrayGetMemoryRequirements)
-STUB(208, cuMipmappedArrayGetSparseProperties)
-STUB(209, cuModuleEnumerateFunctions)
-STUB(210, cuModuleGetFunctionCount)
-STUB(211, cuMulticastAddDevice)
-STUB(212, cuMulticastBindAddr)
-STUB(213, cuMulticastBindMem)
-STUB(214, cuMulticastCreate)
-STUB(215, cuMulticastGetGranularity)
-STUB(216, cuMulticastUnbind)
-STUB(217, cuOccupancyMaxActiveClusters)
-STUB(218, cuOccupancyMaxPotentialClusterSize)
-STUB(219, cuParamSetSize)
-STUB(220, cuParamSetTexRef)
-STUB(221, cuParamSetf)
-STUB(222, cuParamSeti)
-STUB(223, cuParamSetv)
-STUB(224, cuPointerSetAttribute)
-STUB(225, cuSignalExternalSemaphoresAsync)
-STUB(226, cuStreamBatchMemOp)
-STUB(227, cuStreamBeginCapture)
-STUB(228, cuStreamBeginCaptureToGraph)
-STUB(229, cuStreamEndCapture)
-STUB(230, cuStreamGetGreenCtx)
-STUB(231, cuStreamGetId)
-STUB(232, cuStreamUpdateCaptureDependencies)
-STUB(233, cuStreamWaitValue32)
-STUB(234, cuStreamWaitValue64)
-STUB(235, cuStreamWriteValue32)
-STUB(236, cuStreamWriteValue64)
-STUB(237, cuTensorMapEncodeIm2col)
-STUB(238, cuTensorMapEncodeIm2colWide)
-STUB(239, cuTensorMapEncodeTiled)
-STUB(240, cuTensorMapReplaceAddress)
-STUB(241, cuTexRefCreate)
-STUB(242, cuTexRefDestroy)
-STUB(243, cuUserObjectCreate)
-STUB(244, cuUserObjectRelease)
-STUB(245, cuUserObjectRetain)
-STUB(246, cuVDPAUCtxCreate)
-STUB(247, cuVDPAUGetDevice)
-STUB(248, cuWaitExternalSemaphoresAsync)
+STUB(183, cuMemBatchDecompressAsync)
+STUB(184, cuMemDiscardAndPrefetchBatchAsync)
+STUB(185, cuMemDiscardBatchAsync)
+STUB(186, cuMemGetHandleForAddressRange)
+STUB(187, cuMemMapArrayAsync)
+STUB(188, cuMemPoolExportPointer)
+STUB(189, cuMemPoolExportToShareableHandle)
+STUB(190, cuMemPoolImportFromShareableHandle)
+STUB(191, cuMemPoolImportPointer)
+STUB(192, cuMemcpy3DBatchAsync)
+STUB(193, cuMemcpyBatchAsync)
+STUB(194, cuMipmappedArrayGetMemoryRequirements)
+STUB(195, cuMipmappedArrayGetSparseProperties)
+STUB(196, cuModuleEnumerateFunctions)
+STUB(197, cuModuleGetFunctionCount)
+STUB(198, cuMulticastAddDevice)
+STUB(199, cuMulticastBindAddr)
+STUB(200, cuMulticastBindMem)
+STUB(201, cuMulticastCreate)
+STUB(202, cuMulticastGetGranularity)
+STUB(203, cuMulticastUnbind)
+STUB(204, cuOccupancyMaxActiveClusters)
+STUB(205, cuOccupancyMaxPotentialClusterSize)
+STUB(206, cuParamSetSize)
+STUB(207, cuParamSetTexRef)
+STUB(208, cuParamSetf)
+STUB(209, cuParamSeti)
+STUB(210, cuParamSetv)
+STUB(211, cuPointerSetAttribute)
+STUB(212, cuSignalExternalSemaphoresAsync)
+STUB(213, cuStreamBatchMemOp)
+STUB(214, cuStreamBeginCapture)
+STUB(215, cuStreamBeginCaptureToGraph)
+STUB(216, cuStreamEndCapture)
+STUB(217, cuStreamGetGreenCtx)
+STUB(218, cuStreamGetId)
+STUB(219, cuStreamUpdateCaptureDependencies)
+STUB(220, cuStreamWaitValue32)
+STUB(221, cuStreamWaitValue64)
+STUB(222, cuStreamWriteValue32)
+STUB(223, cuStreamWriteValue64)
+STUB(224, cuTensorMapEncodeIm2col)
+STUB(225, cuTensorMapEncodeIm2colWide)
+STUB(226, cuTensorMapEncodeTiled)
+STUB(227, cuTensorMapReplaceAddress)
+STUB(228, cuTexRefCreate)
+STUB(229, cuTexRefDestroy)
+STUB(230, cuUserObjectCreate)
+STUB(231, cuUserObjectRelease)
+STUB(232, cuUserObjectRetain)
+STUB(233, cuVDPAUCtxCreate)
+STUB(234, cuVDPAUGetDevice)
+STUB(235, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -446,28 +433,15 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuLogsDumpToMemory", "the driver error log is not implemented (errors are reported on stderr with P2N_VERBOSE)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuLogsDumpToMemory},
     {"cuLogsRegisterCallback", "the driver error log is not implemented (errors are reported on stderr with P2N_VERBOSE)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuLogsRegisterCallback},
     {"cuLogsUnregisterCallback", "the driver error log is not implemented (errors are reported on stderr with P2N_VERBOSE)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuLogsUnregisterCallback},
-    {"cuMemAddressFree", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAddressFree},
-    {"cuMemAddressReserve", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemAddressReserve},
     {"cuMemBatchDecompressAsync", "hardware decompression is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemBatchDecompressAsync},
-    {"cuMemCreate", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemCreate},
     {"cuMemDiscardAndPrefetchBatchAsync", "discarding managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardAndPrefetchBatchAsync},
     {"cuMemDiscardBatchAsync", "discarding managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemDiscardBatchAsync},
-    {"cuMemExportToShareableHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemExportToShareableHandle},
-    {"cuMemGetAccess", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetAccess},
-    {"cuMemGetAllocationGranularity", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetAllocationGranularity},
-    {"cuMemGetAllocationPropertiesFromHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetAllocationPropertiesFromHandle},
     {"cuMemGetHandleForAddressRange", "dma-buf export is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetHandleForAddressRange},
-    {"cuMemImportFromShareableHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemImportFromShareableHandle},
-    {"cuMemMap", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemMap},
-    {"cuMemMapArrayAsync", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemMapArrayAsync},
+    {"cuMemMapArrayAsync", "sparse CUDA arrays (tile mappings) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemMapArrayAsync},
     {"cuMemPoolExportPointer", "memory pool IPC is not implemented: sharing pool memory with another process needs device memory another process can map, which no backend exports (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolExportPointer},
     {"cuMemPoolExportToShareableHandle", "memory pool IPC is not implemented: sharing pool memory with another process needs device memory another process can map, which no backend exports (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolExportToShareableHandle},
     {"cuMemPoolImportFromShareableHandle", "memory pool IPC is not implemented: sharing pool memory with another process needs device memory another process can map, which no backend exports (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolImportFromShareableHandle},
     {"cuMemPoolImportPointer", "memory pool IPC is not implemented: sharing pool memory with another process needs device memory another process can map, which no backend exports (CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolImportPointer},
-    {"cuMemRelease", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRelease},
-    {"cuMemRetainAllocationHandle", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemRetainAllocationHandle},
-    {"cuMemSetAccess", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemSetAccess},
-    {"cuMemUnmap", "virtual memory management (cuMemCreate/cuMemMap) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemUnmap},
     {"cuMemcpy3DBatchAsync", "batched copies are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemcpy3DBatchAsync},
     {"cuMemcpyBatchAsync", "batched copies are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemcpyBatchAsync},
     {"cuMipmappedArrayGetMemoryRequirements", "sparse/deferred array memory is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMipmappedArrayGetMemoryRequirements},
