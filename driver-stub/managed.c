@@ -38,6 +38,8 @@ typedef struct um_range {
 
 static um_range *ranges;
 static size_t nranges, capranges;
+/* Lock order: the allocation table's lock may be held when um_lock is taken (a dying context releases its managed
+ * memory through um_release), so nothing here calls the table with um_lock held. */
 static pthread_mutex_t um_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* index of the range containing [p, p+n) (n >= 1), or -1; um_lock held */
@@ -83,26 +85,27 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flag
         return CUDA_ERROR_INVALID_VALUE;
     if (!p2n_drv.dev.host_access)   /* CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY is 0 there */
         return CUDA_ERROR_NOT_SUPPORTED;
+    void *p = NULL;
+    r = p2n_drv.be->mem_alloc(bytesize, &p);
+    if (r != CUDA_SUCCESS)
+        return r;
     pthread_mutex_lock(&um_lock);
     if (nranges == capranges) {
         size_t nc = capranges ? capranges * 2 : 16;
         um_range *nr = realloc(ranges, nc * sizeof *nr);
         if (!nr) {
             pthread_mutex_unlock(&um_lock);
+            p2n_drv.be->mem_free(p);
             return CUDA_ERROR_OUT_OF_MEMORY;
         }
         ranges = nr;
         capranges = nc;
     }
-    void *p = NULL;
-    r = p2n_drv.be->mem_alloc(bytesize, &p);
-    if (r == CUDA_SUCCESS) {
-        ranges[nranges++] = (um_range){.base = (uint64_t)(uintptr_t)p, .size = bytesize, .attach = flags};
-        p2n_drv_alloc_add((uint64_t)(uintptr_t)p, bytesize, P2N_ALLOC_MANAGED, c, flags);
-        *dptr = (CUdeviceptr)(uintptr_t)p;
-    }
+    ranges[nranges++] = (um_range){.base = (uint64_t)(uintptr_t)p, .size = bytesize, .attach = flags};
     pthread_mutex_unlock(&um_lock);
-    return r;
+    p2n_drv_alloc_add((uint64_t)(uintptr_t)p, bytesize, P2N_ALLOC_MANAGED, c, flags);
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
 }
 
 /* ---- locations ---- */
@@ -419,10 +422,11 @@ CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_att
     for (size_t i = 0; i < numAttributes; i++)
         if (!data[i])
             return CUDA_ERROR_INVALID_VALUE;
+    int pageable = p2n_drv.dev.reads_host_memory && !p2n_drv_alloc_find(devPtr, 1, NULL);
     pthread_mutex_lock(&um_lock);
     long i = range_of(devPtr, count);
     const um_range *u = i >= 0 ? &ranges[i] : NULL;
-    if (!u && !(p2n_drv.dev.reads_host_memory && !p2n_drv_alloc_find(devPtr, 1, NULL)))
+    if (!u && !pageable)
         r = CUDA_ERROR_INVALID_VALUE;   /* neither managed nor pageable memory the device reads */
     for (size_t k = 0; r == CUDA_SUCCESS && k < numAttributes; k++)
         r = range_attribute(data[k], dataSizes[k], attributes[k], u, devPtr, count);
@@ -450,6 +454,7 @@ static CUresult attach(CUstream s, CUdeviceptr p, size_t length, unsigned flags)
         return r;
     if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST && flags != CU_MEM_ATTACH_SINGLE)
         return CUDA_ERROR_INVALID_VALUE;
+    int pageable = p2n_drv.dev.reads_host_memory && !p2n_drv_alloc_find(p, 1, NULL);
     pthread_mutex_lock(&um_lock);
     long i = range_of(p, 1);
     if (i >= 0) {
@@ -457,7 +462,7 @@ static CUresult attach(CUstream s, CUdeviceptr p, size_t length, unsigned flags)
             r = CUDA_ERROR_INVALID_VALUE;
         else
             ranges[i].attach = flags;
-    } else if (!p2n_drv.dev.reads_host_memory || length == 0 || p2n_drv_alloc_find(p, 1, NULL)) {
+    } else if (!pageable || length == 0) {
         r = CUDA_ERROR_INVALID_VALUE;
     }
     pthread_mutex_unlock(&um_lock);

@@ -8,6 +8,8 @@
  * enters the application's own memory (P2N_ALLOC_REGISTERED) where kernels read any host memory (the CPU
  * backend; OpenCL with fine-grained system SVM): there a host pointer is a device pointer; elsewhere the device
  * could not reach it, and registering says CUDA_ERROR_NOT_SUPPORTED.
+ * Managed memory (managed.c), pool blocks (mempool.c) and mapped VMM ranges (vmm.c) are entries too; their files
+ * own the storage, and an entry of theirs that cuMemFree or a dying context removes goes to their release hook.
  *
  * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
  * ordinary call plus a stream-handle check.
