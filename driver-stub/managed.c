@@ -1,5 +1,5 @@
-/* managed.c — managed (unified) memory: cuMemAllocManaged, prefetch and advice, range attributes,
- * cuStreamAttachMemAsync.
+/* managed.c — managed (unified) memory: cuMemAllocManaged, prefetch (single and batched), discards, advice, range
+ * attributes, cuStreamAttachMemAsync.
  *
  * Managed memory exists only where device memory is host-dereferenceable (backend `host_access`: CPU, shared USM
  * of Level Zero, fine-grained SVM): one allocation that the host and kernels both use at the same address, so
@@ -151,10 +151,11 @@ static int legacy_device_of(uint8_t type, int32_t id)
 
 /* ---- applying to pages ---- */
 
-typedef enum um_op { UM_PREFETCH, UM_ADVISE } um_op;
+typedef enum um_op { UM_CHECK, UM_PREFETCH, UM_ADVISE } um_op;
 
-/* Applies a prefetch or an advice to every page of [p, p+n) (rounded out to pages, within the allocation).
- * Pageable memory (not in the table) is accepted where the device reads it and nothing is kept. */
+/* Applies a prefetch or an advice to every page of [p, p+n) (rounded out to pages, within the allocation); UM_CHECK
+ * only checks the range. Pageable memory (not in the table) is accepted where the device reads it and nothing is
+ * kept. */
 static CUresult apply(uint64_t p, size_t n, um_op op, CUmem_advise advice, CUmemLocation loc)
 {
     if (n == 0)
@@ -168,6 +169,10 @@ static CUresult apply(uint64_t p, size_t n, um_op op, CUmem_advise advice, CUmem
         return CUDA_ERROR_INVALID_VALUE;
     }
     um_range *u = &ranges[i];
+    if (op == UM_CHECK) {
+        pthread_mutex_unlock(&um_lock);
+        return CUDA_SUCCESS;
+    }
     size_t npages = (u->size + UM_PAGE - 1) / UM_PAGE;
     if (!u->pages) {
         u->pages = calloc(npages, sizeof *u->pages);
@@ -240,10 +245,10 @@ CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocat
     return prefetch(devPtr, count, location, flags, hStream);
 }
 
-/* Location k of a batch applies to the operations prefetchLocIdxs[k] .. prefetchLocIdxs[k+1]-1; the indices start
- * at 0 and rise. Everything is checked before any prefetch is recorded. */
-static CUresult prefetch_batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs, size_t *idxs,
-                               size_t nlocs, unsigned long long flags, CUstream s, int per_thread)
+/* What every batch call checks first: context, a stream other than the legacy NULL stream, flags 0, the ranges
+ * (each managed or pageable memory, checked before anything is recorded). */
+static CUresult batch_prologue(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream s,
+                               int per_thread)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx(NULL, &c);
@@ -253,8 +258,23 @@ static CUresult prefetch_batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, 
         return CUDA_ERROR_INVALID_VALUE;
     if ((r = p2n_drv_check_stream(s, c)) != CUDA_SUCCESS)
         return r;
-    if (flags != 0 || count == 0 || !dptrs || !sizes || !locs || !idxs || nlocs == 0 || nlocs > count ||
-        idxs[0] != 0)
+    if (flags != 0 || count == 0 || !dptrs || !sizes)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; i++)
+        if ((r = apply(dptrs[i], sizes[i], UM_CHECK, CU_MEM_ADVISE_SET_READ_MOSTLY, (CUmemLocation){0})) != CUDA_SUCCESS)
+            return r;
+    return CUDA_SUCCESS;
+}
+
+/* Location k of a batch applies to the operations prefetchLocIdxs[k] .. prefetchLocIdxs[k+1]-1; the indices start
+ * at 0 and rise. Everything is checked before any prefetch is recorded. */
+static CUresult prefetch_batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs, size_t *idxs,
+                               size_t nlocs, unsigned long long flags, CUstream s, int per_thread)
+{
+    CUresult r = batch_prologue(dptrs, sizes, count, flags, s, per_thread);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!locs || !idxs || nlocs == 0 || nlocs > count || idxs[0] != 0)
         return CUDA_ERROR_INVALID_VALUE;
     for (size_t k = 0; k < nlocs; k++) {
         if ((k > 0 && idxs[k] <= idxs[k - 1]) || idxs[k] >= count)
@@ -263,9 +283,6 @@ static CUresult prefetch_batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, 
         if ((r = check_location(&l)) != CUDA_SUCCESS)
             return r;
     }
-    for (size_t i = 0; i < count; i++)
-        if (sizes[i] == 0)
-            return CUDA_ERROR_INVALID_VALUE;
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         while (k + 1 < nlocs && idxs[k + 1] <= i)
@@ -287,6 +304,39 @@ CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count
 CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs,
                                       size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags,
                                       CUstream hStream)
+{
+    return prefetch_batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, 1);
+}
+
+/* Discarding says the contents no longer matter: with one copy and no migration there is nothing to drop, and
+ * keeping the bytes is one of the "indeterminate" values CUDA allows a read of discarded memory to return. */
+static CUresult discard_batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags, CUstream s,
+                              int per_thread)
+{
+    return batch_prologue(dptrs, sizes, count, flags, s, per_thread);
+}
+
+CUresult cuMemDiscardBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags,
+                                CUstream hStream)
+{
+    return discard_batch(dptrs, sizes, count, flags, hStream, 0);
+}
+CUresult cuMemDiscardBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, unsigned long long flags,
+                                     CUstream hStream)
+{
+    return discard_batch(dptrs, sizes, count, flags, hStream, 1);
+}
+
+/* a discard and then the prefetch: the prefetch is all there is to do */
+CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                           CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                           size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
+{
+    return prefetch_batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, 0);
+}
+CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                                CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                                size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
     return prefetch_batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, 1);
 }

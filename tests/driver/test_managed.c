@@ -162,6 +162,17 @@ static void test_prefetch_advise(void)
     size_t bad_idxs[2] = {0, 0};
     EXPECT(cuMemPrefetchBatchAsync(ptrs, lens, 3, locs, bad_idxs, 2, 0, s), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuMemPrefetchBatchAsync(ptrs, lens, 3, locs, idxs, 2, 0, CU_STREAM_LEGACY), CUDA_ERROR_INVALID_VALUE);
+    /* discards keep nothing to drop (one copy); with a prefetch, the prefetch is recorded */
+    OK(cuMemDiscardBatchAsync(ptrs, lens, 3, 0, s));
+    EXPECT(cuMemDiscardBatchAsync(ptrs, lens, 3, 1, s), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuMemDiscardBatchAsync(ptrs, lens, 3, 0, NULL), CUDA_ERROR_INVALID_VALUE);   /* the legacy stream */
+    size_t too_long[3] = {page, page, 3 * page};
+    EXPECT(cuMemDiscardBatchAsync(ptrs, too_long, 3, 0, s), CUDA_ERROR_INVALID_VALUE);
+    CUmemLocation to_host[1] = {host};
+    size_t zero_idx[1] = {0};
+    OK(cuMemDiscardAndPrefetchBatchAsync(ptrs, lens, 2, to_host, zero_idx, 1, 0, s));
+    OK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, d, 3 * page));
+    TRUE(v == CU_DEVICE_CPU);
 
     /* bad input */
     EXPECT(cuMemPrefetchAsync(d, n, 7, s), CUDA_ERROR_INVALID_DEVICE);
