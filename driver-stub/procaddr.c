@@ -112,6 +112,7 @@ static const proc_entry table[] = {
     E("cuLibraryGetKernel", 12000, cuLibraryGetKernel),
     E("cuLibraryGetModule", 12000, cuLibraryGetModule),
     E("cuLibraryGetGlobal", 12000, cuLibraryGetGlobal),
+    E("cuLibraryGetManaged", 12000, cuLibraryGetManaged),
     E("cuKernelGetFunction", 12000, cuKernelGetFunction),
     E("cuKernelGetAttribute", 12000, cuKernelGetAttribute),
     E("cuKernelSetAttribute", 12000, cuKernelSetAttribute),
