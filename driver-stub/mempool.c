@@ -10,9 +10,9 @@
  * synchronisation as CUDA does. Blocks in use are in the allocation table (P2N_ALLOC_POOL, owner = the pool), so
  * copies, launches, pointer attributes (MEMPOOL_HANDLE) and cuMemFree know them.
  *
- * Not here: IPC (exporting a pool or a pointer to another process needs shareable device memory no backend has;
- * CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0), pools of host or managed memory, and stream capture of
- * these calls (a captured allocation belongs to a graph).
+ * Not here: IPC (a pool's blocks are the backend's device memory, which no other process can map: only vmm.c's
+ * memfds are shareable; CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0), pools of host or managed memory,
+ * and stream capture of these calls (a captured allocation belongs to a graph).
  */
 #include <stdlib.h>
 #include <string.h>
