@@ -1,7 +1,9 @@
 /* Managed memory (driver-stub/managed.c): cuMemAllocManaged and its flags, pointer attributes, prefetch and advice
  * remembered per page as cuMemRangeGetAttribute(s) report them, cuStreamAttachMemAsync, cuMemFree, the device
  * attributes, and bad input. With the examples directory: vecadd reads and writes managed memory that the host
- * filled and then reads. Run on the CPU backend (device memory is host memory there). */
+ * filled and then reads. Runs on every backend whose device memory the host dereferences (CPU, PoCL); pageable
+ * memory is accepted only where the device attributes say kernels read it (CPU), and a backend without managed
+ * memory must refuse it as its attributes say. */
 #include <cuda.h>
 #include <stdint.h>
 
@@ -21,12 +23,23 @@ static int attr(CUdevice_attribute a)
     return v;
 }
 
-static void test_attributes(void)
+static int pageable_access;   /* CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: kernels read malloc'ed memory */
+
+/* returns whether the device has managed memory */
+static int test_attributes(void)
 {
-    TRUE(attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY) == 1);
-    TRUE(attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) == 1);
-    TRUE(attr(CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST) == 1);
-    TRUE(attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS) == 1);   /* CPU kernels read any host memory */
+    int managed = attr(CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY);
+    TRUE(managed == 0 || managed == 1);
+    TRUE(attr(CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS) == managed);
+    TRUE(attr(CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST) == managed);
+    pageable_access = attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS);
+    TRUE(pageable_access == attr(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS_USES_HOST_PAGE_TABLES));
+    TRUE(!pageable_access || managed);
+    if (!managed) {
+        CUdeviceptr d = 0;
+        EXPECT(cuMemAllocManaged(&d, 64, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_NOT_SUPPORTED);
+    }
+    return managed;
 }
 
 static void test_alloc_and_pointer(void)
@@ -190,10 +203,12 @@ static void test_prefetch_advise(void)
 
     /* pageable memory: accepted where the device reads it, nothing remembered */
     static char pageable[3 * 4096];
-    OK(cuMemPrefetchAsync((CUdeviceptr)(uintptr_t)pageable, sizeof pageable, 0, s));
-    OK(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, (CUdeviceptr)(uintptr_t)pageable,
-                              sizeof pageable));
-    TRUE(v == CU_DEVICE_INVALID);
+    CUresult want = pageable_access ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    EXPECT(cuMemPrefetchAsync((CUdeviceptr)(uintptr_t)pageable, sizeof pageable, 0, s), want);
+    v = 77;
+    EXPECT(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION,
+                                  (CUdeviceptr)(uintptr_t)pageable, sizeof pageable), want);
+    TRUE(v == (pageable_access ? CU_DEVICE_INVALID : 77));
 
     /* stream association */
     OK(cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_SINGLE));
@@ -250,7 +265,10 @@ int main(int argc, char **argv)
     MUST(cuDeviceGet(&dev, 0));
     MUST(cuDevicePrimaryCtxRetain(&ctx, dev));
     MUST(cuCtxSetCurrent(ctx));
-    test_attributes();
+    if (!test_attributes()) {
+        OK(cuDevicePrimaryCtxRelease(dev));
+        return check_done("test_managed");
+    }
     test_alloc_and_pointer();
     test_prefetch_advise();
     if (argc > 1)

@@ -3,7 +3,8 @@
  * adjacent mappings, one allocation mapped twice (both views see the same bytes), retained handles, properties,
  * POSIX-fd export and import, and bad input (wrong granularity, overlapping maps, partial unmaps, double release,
  * bad props). With the examples directory: vecadd on mapped memory, then a kernel writing a mapping without access
- * fails with CUDA_ERROR_ILLEGAL_ADDRESS as at a wild pointer. */
+ * fails with CUDA_ERROR_ILLEGAL_ADDRESS as at a wild pointer. On a backend without VMM (the attribute is 0) every
+ * entry point says CUDA_ERROR_NOT_SUPPORTED. */
 #include <cuda.h>
 #include <stdint.h>
 #include <string.h>
@@ -30,10 +31,34 @@ static void set_rw(CUdeviceptr p, size_t n)
 
 static size_t gran;
 
+/* VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED = 0: everything is refused, nothing crashes */
+static void test_unsupported(void)
+{
+    CUmemAllocationProp prop = device_prop();
+    size_t g = 0;
+    CUdeviceptr r = 0;
+    CUmemGenericAllocationHandle h = 0;
+    unsigned long long fl = 0;
+    CUmemLocation dev0 = {.type = CU_MEM_LOCATION_TYPE_DEVICE, .id = 0};
+    CUmemAccessDesc d = {.location = dev0, .flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+    EXPECT(cuMemGetAllocationGranularity(&g, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemAddressReserve(&r, 1 << 21, 0, 0, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemCreate(&h, 1 << 21, &prop, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemMap(1 << 21, 1 << 21, 0, 1, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemSetAccess(1 << 21, 1 << 21, &d, 1), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemGetAccess(&fl, &dev0, 1 << 21), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemUnmap(1 << 21, 1 << 21), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemRelease(1), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuMemAddressFree(1 << 21, 1 << 21), CUDA_ERROR_NOT_SUPPORTED);
+    int fd_ok = -1;
+    OK(cuDeviceGetAttribute(&fd_ok, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0));
+    TRUE(fd_ok == 0);
+}
+
 static void test_basics(void)
 {
     int v = 0;
-    OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+    OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED, 0));
     TRUE(v == 1);
     CUmemAllocationProp prop = device_prop();
     size_t rec = 0;
@@ -249,6 +274,13 @@ int main(int argc, char **argv)
     MUST(cuDeviceGet(&dev, 0));
     MUST(cuDevicePrimaryCtxRetain(&ctx, dev));
     MUST(cuCtxSetCurrent(ctx));
+    int vmm = -1;
+    OK(cuDeviceGetAttribute(&vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, 0));
+    if (!vmm) {
+        test_unsupported();
+        OK(cuDevicePrimaryCtxRelease(dev));
+        return check_done("test_vmm");
+    }
     test_basics();
     test_fd_sharing();
     OK(cuDevicePrimaryCtxRelease(dev));
