@@ -22,6 +22,8 @@ enum {
     P2N_MAGIC_FUNC = 0x46554e21u,
     P2N_MAGIC_STREAM = 0x53545221u,
     P2N_MAGIC_EVENT = 0x45564e21u,
+    P2N_MAGIC_POOL = 0x504f4f21u,   /* mempool.c: CUmemoryPool */
+    P2N_MAGIC_VMM = 0x564d4d21u,    /* vmm.c: CUmemGenericAllocationHandle */
 };
 
 typedef struct p2n_ctx {
@@ -145,8 +147,21 @@ P2N_DRV_HIDDEN CUresult p2n_drv_limit_set(CUlimit limit, size_t value);
 P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 
 /* mem.c: allocation table */
-/* REGISTERED: the application's own memory, page-locked by cuMemHostRegister (never freed by the driver) */
-enum { P2N_ALLOC_DEVICE = 1, P2N_ALLOC_HOST = 2, P2N_ALLOC_GLOBAL = 3, P2N_ALLOC_REGISTERED = 4 };
+/* REGISTERED: the application's own memory, page-locked by cuMemHostRegister (never freed by the driver).
+ * MANAGED: cuMemAllocManaged (managed.c); POOL: a block of a memory pool handed out by cuMemAllocAsync /
+ * cuMemAllocFromPoolAsync (mempool.c); VMM: a range of a cuMemAddressReserve reservation mapped by cuMemMap
+ * (vmm.c). The files that make those kinds own their storage: mem.c hands an entry of such a kind that cuMemFree
+ * or a dying context removes to the release hook its file registered (p2n_drv_alloc_on_release). */
+enum {
+    P2N_ALLOC_DEVICE = 1,
+    P2N_ALLOC_HOST = 2,
+    P2N_ALLOC_GLOBAL = 3,
+    P2N_ALLOC_REGISTERED = 4,
+    P2N_ALLOC_MANAGED = 5,
+    P2N_ALLOC_POOL = 6,
+    P2N_ALLOC_VMM = 7,
+    P2N_ALLOC_NKINDS
+};
 typedef struct p2n_alloc {
     uint64_t base;
     size_t size;
@@ -154,11 +169,21 @@ typedef struct p2n_alloc {
     p2n_ctx *ctx;
     unsigned host_flags;
     uint64_t id;
+    void *owner;                    /* POOL: the pool (CUmemoryPool) the block belongs to; else NULL */
 } p2n_alloc;
 /* Finds the allocation containing [p, p+n); returns 1 and fills *out when found. */
 P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);
 P2N_DRV_HIDDEN void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags);
 P2N_DRV_HIDDEN void p2n_drv_alloc_remove(uint64_t base);
+/* Removes the entry starting exactly at base if it is of `kind` (one lock: of two threads freeing the same
+ * pointer, one succeeds); returns 1 and fills *out when it did. */
+P2N_DRV_HIDDEN int p2n_drv_alloc_take(uint64_t base, int kind, p2n_alloc *out);
+/* Enters an allocation with an owner (a pool block); see p2n_alloc.owner. */
+P2N_DRV_HIDDEN void p2n_drv_alloc_add_owned(uint64_t base, size_t size, int kind, p2n_ctx *ctx, void *owner);
+/* The storage of an allocation kind whose maker owns it is given back through this hook (called once per entry,
+ * after the entry left the table, possibly with the table's lock held: the hook must not call the table). */
+typedef void (*p2n_alloc_release_fn)(const p2n_alloc *a);
+P2N_DRV_HIDDEN void p2n_drv_alloc_on_release(int kind, p2n_alloc_release_fn fn);
 
 /* module.c */
 P2N_DRV_HIDDEN void p2n_drv_module_destroy(p2n_module *m);

@@ -8,6 +8,8 @@
  * enters the application's own memory (P2N_ALLOC_REGISTERED) where kernels read any host memory (the CPU
  * backend; OpenCL with fine-grained system SVM): there a host pointer is a device pointer; elsewhere the device
  * could not reach it, and registering says CUDA_ERROR_NOT_SUPPORTED.
+ * Managed memory (managed.c), pool blocks (mempool.c) and mapped VMM ranges (vmm.c) are entries too; their files
+ * own the storage, and an entry of theirs that cuMemFree or a dying context removes goes to their release hook.
  *
  * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
  * ordinary call plus a stream-handle check.
@@ -21,6 +23,14 @@ static p2n_alloc *tab;
 static size_t ntab, captab;
 static uint64_t next_id = 1;
 static pthread_mutex_t tab_lock = PTHREAD_MUTEX_INITIALIZER;
+/* who gives back the storage of the kinds mem.c does not own (managed.c, mempool.c, vmm.c) */
+static p2n_alloc_release_fn release_hooks[P2N_ALLOC_NKINDS];
+
+void p2n_drv_alloc_on_release(int kind, p2n_alloc_release_fn fn)
+{
+    if (kind > 0 && kind < P2N_ALLOC_NKINDS)
+        release_hooks[kind] = fn;
+}
 
 /* index of the last entry with base <= p, or -1 */
 static long floor_idx(uint64_t p)
@@ -61,7 +71,7 @@ int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out)
 }
 
 /* inserts an entry; tab_lock held */
-static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
+static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags, void *owner)
 {
     if (ntab == captab) {
         size_t nc = captab ? captab * 2 : 64;
@@ -74,14 +84,21 @@ static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, uns
     long i = floor_idx(base) + 1;
     memmove(&tab[i + 1], &tab[i], (ntab - (size_t)i) * sizeof *tab);
     tab[i] = (p2n_alloc){.base = base, .size = size, .kind = kind, .ctx = ctx, .host_flags = host_flags,
-                         .id = next_id++};
+                         .id = next_id++, .owner = owner};
     ntab++;
 }
 
 void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags)
 {
     pthread_mutex_lock(&tab_lock);
-    alloc_insert(base, size, kind, ctx, host_flags);
+    alloc_insert(base, size, kind, ctx, host_flags, NULL);
+    pthread_mutex_unlock(&tab_lock);
+}
+
+void p2n_drv_alloc_add_owned(uint64_t base, size_t size, int kind, p2n_ctx *ctx, void *owner)
+{
+    pthread_mutex_lock(&tab_lock);
+    alloc_insert(base, size, kind, ctx, 0, owner);
     pthread_mutex_unlock(&tab_lock);
 }
 
@@ -94,7 +111,7 @@ static int alloc_add_exclusive(uint64_t base, size_t size, int kind, p2n_ctx *ct
     long i = floor_idx(base + size - 1);
     int free_range = i < 0 || tab[i].base + tab[i].size <= base;
     if (free_range)
-        alloc_insert(base, size, kind, ctx, host_flags);
+        alloc_insert(base, size, kind, ctx, host_flags, NULL);
     pthread_mutex_unlock(&tab_lock);
     return free_range;
 }
@@ -110,6 +127,20 @@ void p2n_drv_alloc_remove(uint64_t base)
     pthread_mutex_unlock(&tab_lock);
 }
 
+int p2n_drv_alloc_take(uint64_t base, int kind, p2n_alloc *out)
+{
+    pthread_mutex_lock(&tab_lock);
+    long i = floor_idx(base);
+    int found = i >= 0 && tab[i].base == base && tab[i].kind == kind;
+    if (found) {
+        *out = tab[i];
+        memmove(&tab[i], &tab[i + 1], (ntab - (size_t)i - 1) * sizeof *tab);
+        ntab--;
+    }
+    pthread_mutex_unlock(&tab_lock);
+    return found;
+}
+
 static void p2n_drv_alloc_release_ctx(p2n_ctx *c)
 {
     pthread_mutex_lock(&tab_lock);
@@ -123,6 +154,8 @@ static void p2n_drv_alloc_release_ctx(p2n_ctx *c)
             p2n_drv.be->mem_free((void *)(uintptr_t)tab[i].base);
         else if (tab[i].kind == P2N_ALLOC_HOST)
             p2n_drv.be->mem_host_free((void *)(uintptr_t)tab[i].base);
+        else if (release_hooks[tab[i].kind])
+            release_hooks[tab[i].kind](&tab[i]);
     }
     ntab = j;
     if (ntab == 0) {
@@ -157,7 +190,9 @@ CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
     return CUDA_SUCCESS;
 }
 
-static CUresult free_kind(uint64_t p, int kind)
+/* Frees the allocation starting at p when its kind is `kind` (cuMemFree also takes managed memory and pool
+ * blocks: `alt_kinds`, a bit per kind). */
+static CUresult free_kind(uint64_t p, int kind, unsigned alt_kinds)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx_nosticky(NULL, &c);
@@ -166,19 +201,22 @@ static CUresult free_kind(uint64_t p, int kind)
     if (p == 0)
         return CUDA_SUCCESS;
     p2n_alloc a;
-    if (!p2n_drv_alloc_find(p, 0, &a) || a.base != p || a.kind != kind)
+    if (!p2n_drv_alloc_find(p, 0, &a) || a.base != p || (a.kind != kind && !(alt_kinds & (1u << a.kind))))
         return CUDA_ERROR_INVALID_VALUE;
     p2n_drv_alloc_remove(p);
-    if (kind == P2N_ALLOC_DEVICE)
+    if (a.kind == P2N_ALLOC_DEVICE)
         p2n_drv.be->mem_free((void *)(uintptr_t)p);
-    else
+    else if (a.kind == P2N_ALLOC_HOST)
         p2n_drv.be->mem_host_free((void *)(uintptr_t)p);
+    else if (release_hooks[a.kind])
+        release_hooks[a.kind](&a);
     return CUDA_SUCCESS;
 }
 
+/* memory from cuMemAllocAsync may be freed here too, without waiting for the stream (CUDA says so) */
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    return free_kind(dptr, P2N_ALLOC_DEVICE);
+    return free_kind(dptr, P2N_ALLOC_DEVICE, 1u << P2N_ALLOC_MANAGED | 1u << P2N_ALLOC_POOL);
 }
 
 /* The 32-bit (CUDA 3.1 and older) entry points work when the address fits. */
@@ -214,7 +252,7 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
     size_t used = 0;
     pthread_mutex_lock(&tab_lock);
     for (size_t i = 0; i < ntab; i++)
-        if (tab[i].kind == P2N_ALLOC_DEVICE)
+        if (tab[i].kind == P2N_ALLOC_DEVICE || tab[i].kind == P2N_ALLOC_MANAGED || tab[i].kind == P2N_ALLOC_POOL)
             used += tab[i].size;
     pthread_mutex_unlock(&tab_lock);
     *total = (size_t)p2n_drv.dev.total_mem;
@@ -266,7 +304,7 @@ CUresult cuMemAllocHost(void **pp, unsigned int bytesize)
 
 CUresult cuMemFreeHost(void *p)
 {
-    return free_kind((uint64_t)(uintptr_t)p, P2N_ALLOC_HOST);
+    return free_kind((uint64_t)(uintptr_t)p, P2N_ALLOC_HOST, 0);
 }
 
 /* Rows of WidthInBytes padded to a multiple of the texture pitch alignment the device reports, so a pitched
@@ -705,7 +743,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
     case CU_POINTER_ATTRIBUTE_IS_MANAGED:
         if (!found)
             return CUDA_ERROR_INVALID_VALUE;
-        *(int *)data = 0;   /* CUDA writes a bool-sized int here as well */
+        *(int *)data = a.kind == P2N_ALLOC_MANAGED;   /* CUDA writes a bool-sized int here as well */
         return CUDA_SUCCESS;
     case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
         if (!found)
@@ -735,7 +773,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
             return CUDA_ERROR_INVALID_VALUE;
         *(int *)data = 1;
         return CUDA_SUCCESS;
-    /* what the memory we have is not: IPC-shareable, RDMA-capable, decompression-capable, from a pool */
+    /* what the memory we have is not: IPC-shareable, RDMA-capable, decompression-capable */
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
@@ -746,7 +784,7 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
     case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
         if (!found)
             return CUDA_ERROR_INVALID_VALUE;
-        *(CUmemoryPool *)data = NULL;
+        *(CUmemoryPool *)data = a.kind == P2N_ALLOC_POOL ? (CUmemoryPool)a.owner : NULL;
         return CUDA_SUCCESS;
     default:
         return CUDA_ERROR_INVALID_VALUE;

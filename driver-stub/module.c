@@ -955,6 +955,24 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
     return get_global((p2n_module *)library, name, dptr, bytes);
 }
 
+/* A __managed__ variable is a global that the host reads and writes at the kernels' address: that is every module
+ * global where the backend keeps them in host memory the stub copies to with memcpy (no copy hooks, host-
+ * dereferenceable device memory: the CPU backend). Elsewhere the host could not dereference it. The variable is not
+ * told from other globals (the .managed attribute stays in the code object). */
+CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!p2n_drv_is_live(library, P2N_MAGIC_MODULE))
+        return CUDA_ERROR_INVALID_HANDLE;
+    if ((!dptr && !bytes) || !name)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!p2n_drv.dev.host_access || p2n_drv.be->memcpy_htod)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    return get_global((p2n_module *)library, name, dptr, bytes);
+}
+
 CUresult cuKernelGetFunction(CUfunction *pFunc, CUkernel kernel)
 {
     CUresult r = p2n_drv_check_init();
