@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 272
+#define N 213
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -80,209 +80,150 @@ STUB(65, cuGLUnmapBufferObject)
 STUB(66, cuGLUnmapBufferObjectAsync)
 STUB(67, cuGLUnregisterBufferObject)
 STUB(68, cuGraphAddBatchMemOpNode)
-STUB(69, cuGraphAddChildGraphNode)
-STUB(70, cuGraphAddDependencies)
-STUB(71, cuGraphAddEmptyNode)
-STUB(72, cuGraphAddEventRecordNode)
-STUB(73, cuGraphAddEventWaitNode)
-STUB(74, cuGraphAddExternalSemaphoresSignalNode)
-STUB(75, cuGraphAddExternalSemaphoresWaitNode)
-STUB(76, cuGraphAddHostNode)
-STUB(77, cuGraphAddKernelNode)
-STUB(78, cuGraphAddMemAllocNode)
-STUB(79, cuGraphAddMemFreeNode)
-STUB(80, cuGraphAddMemcpyNode)
-STUB(81, cuGraphAddMemsetNode)
-STUB(82, cuGraphAddNode)
-STUB(83, cuGraphBatchMemOpNodeGetParams)
-STUB(84, cuGraphBatchMemOpNodeSetParams)
-STUB(85, cuGraphChildGraphNodeGetGraph)
-STUB(86, cuGraphClone)
-STUB(87, cuGraphConditionalHandleCreate)
-STUB(88, cuGraphCreate)
-STUB(89, cuGraphDebugDotPrint)
-STUB(90, cuGraphDestroy)
-STUB(91, cuGraphDestroyNode)
-STUB(92, cuGraphEventRecordNodeGetEvent)
-STUB(93, cuGraphEventRecordNodeSetEvent)
-STUB(94, cuGraphEventWaitNodeGetEvent)
-STUB(95, cuGraphEventWaitNodeSetEvent)
-STUB(96, cuGraphExecBatchMemOpNodeSetParams)
-STUB(97, cuGraphExecChildGraphNodeSetParams)
-STUB(98, cuGraphExecDestroy)
-STUB(99, cuGraphExecEventRecordNodeSetEvent)
-STUB(100, cuGraphExecEventWaitNodeSetEvent)
-STUB(101, cuGraphExecExternalSemaphoresSignalNodeSetParams)
-STUB(102, cuGraphExecExternalSemaphoresWaitNodeSetParams)
-STUB(103, cuGraphExecGetFlags)
-STUB(104, cuGraphExecHostNodeSetParams)
-STUB(105, cuGraphExecKernelNodeSetParams)
-STUB(106, cuGraphExecMemcpyNodeSetParams)
-STUB(107, cuGraphExecMemsetNodeSetParams)
-STUB(108, cuGraphExecNodeSetParams)
-STUB(109, cuGraphExecUpdate)
-STUB(110, cuGraphExternalSemaphoresSignalNodeGetParams)
-STUB(111, cuGraphExternalSemaphoresSignalNodeSetParams)
-STUB(112, cuGraphExternalSemaphoresWaitNodeGetParams)
-STUB(113, cuGraphExternalSemaphoresWaitNodeSetParams)
-STUB(114, cuGraphGetEdges)
-STUB(115, cuGraphGetNodes)
-STUB(116, cuGraphGetRootNodes)
-STUB(117, cuGraphHostNodeGetParams)
-STUB(118, cuGraphHostNodeSetParams)
-STUB(119, cuGraphInstantiate)
-STUB(120, cuGraphInstantiateWithFlags)
-STUB(121, cuGraphInstantiateWithParams)
-STUB(122, cuGraphKernelNodeCopyAttributes)
-STUB(123, cuGraphKernelNodeGetAttribute)
-STUB(124, cuGraphKernelNodeGetParams)
-STUB(125, cuGraphKernelNodeSetAttribute)
-STUB(126, cuGraphKernelNodeSetParams)
-STUB(127, cuGraphLaunch)
-STUB(128, cuGraphMemAllocNodeGetParams)
-STUB(129, cuGraphMemFreeNodeGetParams)
-STUB(130, cuGraphMemcpyNodeGetParams)
-STUB(131, cuGraphMemcpyNodeSetParams)
-STUB(132, cuGraphMemsetNodeGetParams)
-STUB(133, cuGraphMemsetNodeSetParams)
-STUB(134, cuGraphNodeFindInClone)
-STUB(135, cuGraphNodeGetDependencies)
-STUB(136, cuGraphNodeGetDependentNodes)
-STUB(137, cuGraphNodeGetEnabled)
-STUB(138, cuGraphNodeGetType)
-STUB(139, cuGraphNodeSetEnabled)
-STUB(140, cuGraphNodeSetParams)
-STUB(141, cuGraphReleaseUserObject)
-STUB(142, cuGraphRemoveDependencies)
-STUB(143, cuGraphRetainUserObject)
-STUB(144, cuGraphUpload)
-STUB(145, cuGraphicsEGLRegisterImage)
-STUB(146, cuGraphicsGLRegisterBuffer)
-STUB(147, cuGraphicsGLRegisterImage)
-STUB(148, cuGraphicsMapResources)
-STUB(149, cuGraphicsResourceGetMappedEglFrame)
-STUB(150, cuGraphicsResourceGetMappedMipmappedArray)
-STUB(151, cuGraphicsResourceGetMappedPointer)
-STUB(152, cuGraphicsResourceSetMapFlags)
-STUB(153, cuGraphicsSubResourceGetMappedArray)
-STUB(154, cuGraphicsUnmapResources)
-STUB(155, cuGraphicsUnregisterResource)
-STUB(156, cuGraphicsVDPAURegisterOutputSurface)
-STUB(157, cuGraphicsVDPAURegisterVideoSurface)
-STUB(158, cuGreenCtxCreate)
-STUB(159, cuGreenCtxDestroy)
-STUB(160, cuGreenCtxGetDevResource)
-STUB(161, cuGreenCtxGetId)
-STUB(162, cuGreenCtxRecordEvent)
-STUB(163, cuGreenCtxStreamCreate)
-STUB(164, cuGreenCtxWaitEvent)
-STUB(165, cuImportExternalMemory)
-STUB(166, cuImportExternalSemaphore)
-STUB(167, cuIpcCloseMemHandle)
-STUB(168, cuIpcGetEventHandle)
-STUB(169, cuIpcGetMemHandle)
-STUB(170, cuIpcOpenEventHandle)
-STUB(171, cuIpcOpenMemHandle)
-STUB(172, cuLaunch)
-STUB(173, cuLaunchCooperativeKernel)
-STUB(174, cuLaunchCooperativeKernelMultiDevice)
-STUB(175, cuLaunchGrid)
-STUB(176, cuLaunchGridAsync)
-STUB(177, cuLibraryEnumerateKernels)
-STUB(178, cuLibraryGetKernelCount)
-STUB(179, cuLibraryGetManaged)
-STUB(180, cuLibraryGetUnifiedFunction)
-STUB(181, cuLogsCurrent)
-STUB(182, cuLogsDumpToFile)
-STUB(183, cuLogsDumpToMemory)
-STUB(184, cuLogsRegisterCallback)
-STUB(185, cuLogsUnregisterCallback)
-STUB(186, cuMemAddressFree)
-STUB(187, cuMemAddressReserve)
-STUB(188, cuMemAdvise)
-STUB(189, cuMemAllocAsync)
-STUB(190, cuMemAllocFromPoolAsync)
-STUB(191, cuMemAllocManaged)
-STUB(192, cuMemBatchDecompressAsync)
-STUB(193, cuMemCreate)
-STUB(194, cuMemDiscardAndPrefetchBatchAsync)
-STUB(195, cuMemDiscardBatchAsync)
-STUB(196, cuMemExportToShareableHandle)
-STUB(197, cuMemFreeAsync)
-STUB(198, cuMemGetAccess)
-STUB(199, cuMemGetAllocationGranularity)
-STUB(200, cuMemGetAllocationPropertiesFromHandle)
-STUB(201, cuMemGetDefaultMemPool)
-STUB(202, cuMemGetHandleForAddressRange)
-STUB(203, cuMemGetMemPool)
-STUB(204, cuMemImportFromShareableHandle)
-STUB(205, cuMemMap)
-STUB(206, cuMemMapArrayAsync)
-STUB(207, cuMemPoolCreate)
-STUB(208, cuMemPoolDestroy)
-STUB(209, cuMemPoolExportPointer)
-STUB(210, cuMemPoolExportToShareableHandle)
-STUB(211, cuMemPoolGetAccess)
-STUB(212, cuMemPoolGetAttribute)
-STUB(213, cuMemPoolImportFromShareableHandle)
-STUB(214, cuMemPoolImportPointer)
-STUB(215, cuMemPoolSetAccess)
-STUB(216, cuMemPoolSetAttribute)
-STUB(217, cuMemPoolTrimTo)
-STUB(218, cuMemPrefetchAsync)
-STUB(219, cuMemPrefetchBatchAsync)
-STUB(220, cuMemRangeGetAttribute)
-STUB(221, cuMemRangeGetAttributes)
-STUB(222, cuMemRelease)
-STUB(223, cuMemRetainAllocationHandle)
-STUB(224, cuMemSetAccess)
-STUB(225, cuMemSetMemPool)
-STUB(226, cuMemUnmap)
-STUB(227, cuMemcpy3DBatchAsync)
-STUB(228, cuMemcpyBatchAsync)
-STUB(229, cuMipmappedArrayGetMemoryRequirements)
-STUB(230, cuMipmappedArrayGetSparseProperties)
-STUB(231, cuModuleEnumerateFunctions)
-STUB(232, cuModuleGetFunctionCount)
-STUB(233, cuMulticastAddDevice)
-STUB(234, cuMulticastBindAddr)
-STUB(235, cuMulticastBindMem)
-STUB(236, cuMulticastCreate)
-STUB(237, cuMulticastGetGranularity)
-STUB(238, cuMulticastUnbind)
-STUB(239, cuOccupancyMaxActiveClusters)
-STUB(240, cuOccupancyMaxPotentialClusterSize)
-STUB(241, cuParamSetSize)
-STUB(242, cuParamSetTexRef)
-STUB(243, cuParamSetf)
-STUB(244, cuParamSeti)
-STUB(245, cuParamSetv)
-STUB(246, cuPointerSetAttribute)
-STUB(247, cuSignalExternalSemaphoresAsync)
-STUB(248, cuStreamAttachMemAsync)
-STUB(249, cuStreamBatchMemOp)
-STUB(250, cuStreamBeginCapture)
-STUB(251, cuStreamBeginCaptureToGraph)
-STUB(252, cuStreamEndCapture)
-STUB(253, cuStreamGetGreenCtx)
-STUB(254, cuStreamGetId)
-STUB(255, cuStreamUpdateCaptureDependencies)
-STUB(256, cuStreamWaitValue32)
-STUB(257, cuStreamWaitValue64)
-STUB(258, cuStreamWriteValue32)
-STUB(259, cuStreamWriteValue64)
-STUB(260, cuTensorMapEncodeIm2col)
-STUB(261, cuTensorMapEncodeIm2colWide)
-STUB(262, cuTensorMapEncodeTiled)
-STUB(263, cuTensorMapReplaceAddress)
-STUB(264, cuTexRefCreate)
-STUB(265, cuTexRefDestroy)
-STUB(266, cuUserObjectCreate)
-STUB(267, cuUserObjectRelease)
-STUB(268, cuUserObjectRetain)
-STUB(269, cuVDPAUCtxCreate)
-STUB(270, cuVDPAUGetDevice)
-STUB(271, cuWaitExternalSemaphoresAsync)
+STUB(69, cuGraphAddExternalSemaphoresSignalNode)
+STUB(70, cuGraphAddExternalSemaphoresWaitNode)
+STUB(71, cuGraphAddMemAllocNode)
+STUB(72, cuGraphAddMemFreeNode)
+STUB(73, cuGraphBatchMemOpNodeGetParams)
+STUB(74, cuGraphBatchMemOpNodeSetParams)
+STUB(75, cuGraphConditionalHandleCreate)
+STUB(76, cuGraphExecBatchMemOpNodeSetParams)
+STUB(77, cuGraphExecExternalSemaphoresSignalNodeSetParams)
+STUB(78, cuGraphExecExternalSemaphoresWaitNodeSetParams)
+STUB(79, cuGraphExternalSemaphoresSignalNodeGetParams)
+STUB(80, cuGraphExternalSemaphoresSignalNodeSetParams)
+STUB(81, cuGraphExternalSemaphoresWaitNodeGetParams)
+STUB(82, cuGraphExternalSemaphoresWaitNodeSetParams)
+STUB(83, cuGraphKernelNodeCopyAttributes)
+STUB(84, cuGraphKernelNodeGetAttribute)
+STUB(85, cuGraphKernelNodeSetAttribute)
+STUB(86, cuGraphMemAllocNodeGetParams)
+STUB(87, cuGraphMemFreeNodeGetParams)
+STUB(88, cuGraphReleaseUserObject)
+STUB(89, cuGraphRetainUserObject)
+STUB(90, cuGraphicsEGLRegisterImage)
+STUB(91, cuGraphicsGLRegisterBuffer)
+STUB(92, cuGraphicsGLRegisterImage)
+STUB(93, cuGraphicsMapResources)
+STUB(94, cuGraphicsResourceGetMappedEglFrame)
+STUB(95, cuGraphicsResourceGetMappedMipmappedArray)
+STUB(96, cuGraphicsResourceGetMappedPointer)
+STUB(97, cuGraphicsResourceSetMapFlags)
+STUB(98, cuGraphicsSubResourceGetMappedArray)
+STUB(99, cuGraphicsUnmapResources)
+STUB(100, cuGraphicsUnregisterResource)
+STUB(101, cuGraphicsVDPAURegisterOutputSurface)
+STUB(102, cuGraphicsVDPAURegisterVideoSurface)
+STUB(103, cuGreenCtxCreate)
+STUB(104, cuGreenCtxDestroy)
+STUB(105, cuGreenCtxGetDevResource)
+STUB(106, cuGreenCtxGetId)
+STUB(107, cuGreenCtxRecordEvent)
+STUB(108, cuGreenCtxStreamCreate)
+STUB(109, cuGreenCtxWaitEvent)
+STUB(110, cuImportExternalMemory)
+STUB(111, cuImportExternalSemaphore)
+STUB(112, cuIpcCloseMemHandle)
+STUB(113, cuIpcGetEventHandle)
+STUB(114, cuIpcGetMemHandle)
+STUB(115, cuIpcOpenEventHandle)
+STUB(116, cuIpcOpenMemHandle)
+STUB(117, cuLaunch)
+STUB(118, cuLaunchCooperativeKernel)
+STUB(119, cuLaunchCooperativeKernelMultiDevice)
+STUB(120, cuLaunchGrid)
+STUB(121, cuLaunchGridAsync)
+STUB(122, cuLibraryEnumerateKernels)
+STUB(123, cuLibraryGetKernelCount)
+STUB(124, cuLibraryGetManaged)
+STUB(125, cuLibraryGetUnifiedFunction)
+STUB(126, cuLogsCurrent)
+STUB(127, cuLogsDumpToFile)
+STUB(128, cuLogsDumpToMemory)
+STUB(129, cuLogsRegisterCallback)
+STUB(130, cuLogsUnregisterCallback)
+STUB(131, cuMemAddressFree)
+STUB(132, cuMemAddressReserve)
+STUB(133, cuMemAdvise)
+STUB(134, cuMemAllocAsync)
+STUB(135, cuMemAllocFromPoolAsync)
+STUB(136, cuMemAllocManaged)
+STUB(137, cuMemBatchDecompressAsync)
+STUB(138, cuMemCreate)
+STUB(139, cuMemDiscardAndPrefetchBatchAsync)
+STUB(140, cuMemDiscardBatchAsync)
+STUB(141, cuMemExportToShareableHandle)
+STUB(142, cuMemFreeAsync)
+STUB(143, cuMemGetAccess)
+STUB(144, cuMemGetAllocationGranularity)
+STUB(145, cuMemGetAllocationPropertiesFromHandle)
+STUB(146, cuMemGetDefaultMemPool)
+STUB(147, cuMemGetHandleForAddressRange)
+STUB(148, cuMemGetMemPool)
+STUB(149, cuMemImportFromShareableHandle)
+STUB(150, cuMemMap)
+STUB(151, cuMemMapArrayAsync)
+STUB(152, cuMemPoolCreate)
+STUB(153, cuMemPoolDestroy)
+STUB(154, cuMemPoolExportPointer)
+STUB(155, cuMemPoolExportToShareableHandle)
+STUB(156, cuMemPoolGetAccess)
+STUB(157, cuMemPoolGetAttribute)
+STUB(158, cuMemPoolImportFromShareableHandle)
+STUB(159, cuMemPoolImportPointer)
+STUB(160, cuMemPoolSetAccess)
+STUB(161, cuMemPoolSetAttribute)
+STUB(162, cuMemPoolTrimTo)
+STUB(163, cuMemPrefetchAsync)
+STUB(164, cuMemPrefetchBatchAsync)
+STUB(165, cuMemRangeGetAttribute)
+STUB(166, cuMemRangeGetAttributes)
+STUB(167, cuMemRelease)
+STUB(168, cuMemRetainAllocationHandle)
+STUB(169, cuMemSetAccess)
+STUB(170, cuMemSetMemPool)
+STUB(171, cuMemUnmap)
+STUB(172, cuMemcpy3DBatchAsync)
+STUB(173, cuMemcpyBatchAsync)
+STUB(174, cuMipmappedArrayGetMemoryRequirements)
+STUB(175, cuMipmappedArrayGetSparseProperties)
+STUB(176, cuModuleEnumerateFunctions)
+STUB(177, cuModuleGetFunctionCount)
+STUB(178, cuMulticastAddDevice)
+STUB(179, cuMulticastBindAddr)
+STUB(180, cuMulticastBindMem)
+STUB(181, cuMulticastCreate)
+STUB(182, cuMulticastGetGranularity)
+STUB(183, cuMulticastUnbind)
+STUB(184, cuOccupancyMaxActiveClusters)
+STUB(185, cuOccupancyMaxPotentialClusterSize)
+STUB(186, cuParamSetSize)
+STUB(187, cuParamSetTexRef)
+STUB(188, cuParamSetf)
+STUB(189, cuParamSeti)
+STUB(190, cuParamSetv)
+STUB(191, cuPointerSetAttribute)
+STUB(192, cuSignalExternalSemaphoresAsync)
+STUB(193, cuStreamAttachMemAsync)
+STUB(194, cuStreamBatchMemOp)
+STUB(195, cuStreamGetGreenCtx)
+STUB(196, cuStreamGetId)
+STUB(197, cuStreamWaitValue32)
+STUB(198, cuStreamWaitValue64)
+STUB(199, cuStreamWriteValue32)
+STUB(200, cuStreamWriteValue64)
+STUB(201, cuTensorMapEncodeIm2col)
+STUB(202, cuTensorMapEncodeIm2colWide)
+STUB(203, cuTensorMapEncodeTiled)
+STUB(204, cuTensorMapReplaceAddress)
+STUB(205, cuTexRefCreate)
+STUB(206, cuTexRefDestroy)
+STUB(207, cuUserObjectCreate)
+STUB(208, cuUserObjectRelease)
+STUB(209, cuUserObjectRetain)
+STUB(210, cuVDPAUCtxCreate)
+STUB(211, cuVDPAUGetDevice)
+STUB(212, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -316,7 +257,7 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuDeviceGetDefaultMemPool", "memory pools are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetDefaultMemPool},
     {"cuDeviceGetDevResource", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetDevResource},
     {"cuDeviceGetExecAffinitySupport", "execution affinity is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetExecAffinitySupport},
-    {"cuDeviceGetGraphMemAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetGraphMemAttribute},
+    {"cuDeviceGetGraphMemAttribute", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to report", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetGraphMemAttribute},
     {"cuDeviceGetHostAtomicCapabilities", "host atomic capability queries are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetHostAtomicCapabilities},
     {"cuDeviceGetLuid", "LUIDs exist on Windows only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetLuid},
     {"cuDeviceGetMemPool", "memory pools are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetMemPool},
@@ -324,9 +265,9 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuDeviceGetP2PAtomicCapabilities", "one device only: no peer access", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetP2PAtomicCapabilities},
     {"cuDeviceGetP2PAttribute", "one device only: no peer access", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetP2PAttribute},
     {"cuDeviceGetTexture1DLinearMaxWidth", "not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetTexture1DLinearMaxWidth},
-    {"cuDeviceGraphMemTrim", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGraphMemTrim},
+    {"cuDeviceGraphMemTrim", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to trim", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGraphMemTrim},
     {"cuDeviceRegisterAsyncNotification", "asynchronous device notifications are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceRegisterAsyncNotification},
-    {"cuDeviceSetGraphMemAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceSetGraphMemAttribute},
+    {"cuDeviceSetGraphMemAttribute", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to reset", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceSetGraphMemAttribute},
     {"cuDeviceSetMemPool", "memory pools are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceSetMemPool},
     {"cuDeviceUnregisterAsyncNotification", "asynchronous device notifications are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceUnregisterAsyncNotification},
     {"cuEGLStreamConsumerAcquireFrame", "no EGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuEGLStreamConsumerAcquireFrame},
@@ -354,83 +295,28 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuGLUnmapBufferObject", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnmapBufferObject},
     {"cuGLUnmapBufferObjectAsync", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnmapBufferObjectAsync},
     {"cuGLUnregisterBufferObject", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnregisterBufferObject},
-    {"cuGraphAddBatchMemOpNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddBatchMemOpNode},
-    {"cuGraphAddChildGraphNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddChildGraphNode},
-    {"cuGraphAddDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddDependencies},
-    {"cuGraphAddEmptyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEmptyNode},
-    {"cuGraphAddEventRecordNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEventRecordNode},
-    {"cuGraphAddEventWaitNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEventWaitNode},
-    {"cuGraphAddExternalSemaphoresSignalNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresSignalNode},
-    {"cuGraphAddExternalSemaphoresWaitNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresWaitNode},
-    {"cuGraphAddHostNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddHostNode},
-    {"cuGraphAddKernelNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddKernelNode},
-    {"cuGraphAddMemAllocNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemAllocNode},
-    {"cuGraphAddMemFreeNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemFreeNode},
-    {"cuGraphAddMemcpyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemcpyNode},
-    {"cuGraphAddMemsetNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemsetNode},
-    {"cuGraphAddNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddNode},
-    {"cuGraphBatchMemOpNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeGetParams},
-    {"cuGraphBatchMemOpNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeSetParams},
-    {"cuGraphChildGraphNodeGetGraph", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphChildGraphNodeGetGraph},
-    {"cuGraphClone", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphClone},
-    {"cuGraphConditionalHandleCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphConditionalHandleCreate},
-    {"cuGraphCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphCreate},
-    {"cuGraphDebugDotPrint", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDebugDotPrint},
-    {"cuGraphDestroy", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDestroy},
-    {"cuGraphDestroyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDestroyNode},
-    {"cuGraphEventRecordNodeGetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventRecordNodeGetEvent},
-    {"cuGraphEventRecordNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventRecordNodeSetEvent},
-    {"cuGraphEventWaitNodeGetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventWaitNodeGetEvent},
-    {"cuGraphEventWaitNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventWaitNodeSetEvent},
-    {"cuGraphExecBatchMemOpNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecBatchMemOpNodeSetParams},
-    {"cuGraphExecChildGraphNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecChildGraphNodeSetParams},
-    {"cuGraphExecDestroy", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecDestroy},
-    {"cuGraphExecEventRecordNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecEventRecordNodeSetEvent},
-    {"cuGraphExecEventWaitNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecEventWaitNodeSetEvent},
-    {"cuGraphExecExternalSemaphoresSignalNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresSignalNodeSetParams},
-    {"cuGraphExecExternalSemaphoresWaitNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresWaitNodeSetParams},
-    {"cuGraphExecGetFlags", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecGetFlags},
-    {"cuGraphExecHostNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecHostNodeSetParams},
-    {"cuGraphExecKernelNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecKernelNodeSetParams},
-    {"cuGraphExecMemcpyNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecMemcpyNodeSetParams},
-    {"cuGraphExecMemsetNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecMemsetNodeSetParams},
-    {"cuGraphExecNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecNodeSetParams},
-    {"cuGraphExecUpdate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecUpdate},
-    {"cuGraphExternalSemaphoresSignalNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeGetParams},
-    {"cuGraphExternalSemaphoresSignalNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeSetParams},
-    {"cuGraphExternalSemaphoresWaitNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeGetParams},
-    {"cuGraphExternalSemaphoresWaitNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeSetParams},
-    {"cuGraphGetEdges", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetEdges},
-    {"cuGraphGetNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetNodes},
-    {"cuGraphGetRootNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetRootNodes},
-    {"cuGraphHostNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphHostNodeGetParams},
-    {"cuGraphHostNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphHostNodeSetParams},
-    {"cuGraphInstantiate", "CUDA 10/11 ABI; CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiate},
-    {"cuGraphInstantiateWithFlags", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiateWithFlags},
-    {"cuGraphInstantiateWithParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiateWithParams},
-    {"cuGraphKernelNodeCopyAttributes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeCopyAttributes},
-    {"cuGraphKernelNodeGetAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeGetAttribute},
-    {"cuGraphKernelNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeGetParams},
-    {"cuGraphKernelNodeSetAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeSetAttribute},
-    {"cuGraphKernelNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeSetParams},
-    {"cuGraphLaunch", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphLaunch},
-    {"cuGraphMemAllocNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemAllocNodeGetParams},
-    {"cuGraphMemFreeNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemFreeNodeGetParams},
-    {"cuGraphMemcpyNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemcpyNodeGetParams},
-    {"cuGraphMemcpyNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemcpyNodeSetParams},
-    {"cuGraphMemsetNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemsetNodeGetParams},
-    {"cuGraphMemsetNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemsetNodeSetParams},
-    {"cuGraphNodeFindInClone", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeFindInClone},
-    {"cuGraphNodeGetDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetDependencies},
-    {"cuGraphNodeGetDependentNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetDependentNodes},
-    {"cuGraphNodeGetEnabled", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetEnabled},
-    {"cuGraphNodeGetType", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetType},
-    {"cuGraphNodeSetEnabled", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeSetEnabled},
-    {"cuGraphNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeSetParams},
-    {"cuGraphReleaseUserObject", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphReleaseUserObject},
-    {"cuGraphRemoveDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRemoveDependencies},
-    {"cuGraphRetainUserObject", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRetainUserObject},
-    {"cuGraphUpload", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphUpload},
+    {"cuGraphAddBatchMemOpNode", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddBatchMemOpNode},
+    {"cuGraphAddExternalSemaphoresSignalNode", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresSignalNode},
+    {"cuGraphAddExternalSemaphoresWaitNode", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresWaitNode},
+    {"cuGraphAddMemAllocNode", "graph memory nodes (allocation owned by the graph, freed by a free node or cuMemFreeAsync) are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemAllocNode},
+    {"cuGraphAddMemFreeNode", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemFreeNode},
+    {"cuGraphBatchMemOpNodeGetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeGetParams},
+    {"cuGraphBatchMemOpNodeSetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeSetParams},
+    {"cuGraphConditionalHandleCreate", "conditional graph nodes (IF/WHILE/SWITCH set from device code by cudaGraphSetConditional) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphConditionalHandleCreate},
+    {"cuGraphExecBatchMemOpNodeSetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecBatchMemOpNodeSetParams},
+    {"cuGraphExecExternalSemaphoresSignalNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExecExternalSemaphoresWaitNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphExternalSemaphoresSignalNodeGetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeGetParams},
+    {"cuGraphExternalSemaphoresSignalNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExternalSemaphoresWaitNodeGetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeGetParams},
+    {"cuGraphExternalSemaphoresWaitNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphKernelNodeCopyAttributes", "kernel node launch attributes (access policy, cluster, priority) are not implemented for graph nodes", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeCopyAttributes},
+    {"cuGraphKernelNodeGetAttribute", "kernel node launch attributes (access policy, cluster, priority) are not implemented for graph nodes", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeGetAttribute},
+    {"cuGraphKernelNodeSetAttribute", "kernel node launch attributes (access policy, cluster, priority) are not implemented for graph nodes", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeSetAttribute},
+    {"cuGraphMemAllocNodeGetParams", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemAllocNodeGetParams},
+    {"cuGraphMemFreeNodeGetParams", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemFreeNodeGetParams},
+    {"cuGraphReleaseUserObject", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphReleaseUserObject},
+    {"cuGraphRetainUserObject", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRetainUserObject},
     {"cuGraphicsEGLRegisterImage", "no EGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsEGLRegisterImage},
     {"cuGraphicsGLRegisterBuffer", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsGLRegisterBuffer},
     {"cuGraphicsGLRegisterImage", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsGLRegisterImage},
@@ -536,12 +422,8 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuSignalExternalSemaphoresAsync", "no external memory/semaphore import (Vulkan, D3D, NvSci) on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuSignalExternalSemaphoresAsync},
     {"cuStreamAttachMemAsync", "managed memory is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamAttachMemAsync},
     {"cuStreamBatchMemOp", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBatchMemOp},
-    {"cuStreamBeginCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCapture},
-    {"cuStreamBeginCaptureToGraph", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCaptureToGraph},
-    {"cuStreamEndCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamEndCapture},
     {"cuStreamGetGreenCtx", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetGreenCtx},
     {"cuStreamGetId", "not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetId},
-    {"cuStreamUpdateCaptureDependencies", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamUpdateCaptureDependencies},
     {"cuStreamWaitValue32", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue32},
     {"cuStreamWaitValue64", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue64},
     {"cuStreamWriteValue32", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWriteValue32},
@@ -552,9 +434,9 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuTensorMapReplaceAddress", "tensor maps (TMA descriptors) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTensorMapReplaceAddress},
     {"cuTexRefCreate", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefCreate},
     {"cuTexRefDestroy", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefDestroy},
-    {"cuUserObjectCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectCreate},
-    {"cuUserObjectRelease", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRelease},
-    {"cuUserObjectRetain", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRetain},
+    {"cuUserObjectCreate", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectCreate},
+    {"cuUserObjectRelease", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRelease},
+    {"cuUserObjectRetain", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRetain},
     {"cuVDPAUCtxCreate", "no VDPAU interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuVDPAUCtxCreate},
     {"cuVDPAUGetDevice", "no VDPAU interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuVDPAUGetDevice},
     {"cuWaitExternalSemaphoresAsync", "no external memory/semaphore import (Vulkan, D3D, NvSci) on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuWaitExternalSemaphoresAsync},

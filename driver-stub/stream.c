@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "graph.h"   /* stream capture hooks */
 
 static pthread_mutex_t obj_lock = PTHREAD_MUTEX_INITIALIZER;
 static void **objs;   /* streams and events, for release with their context */
@@ -132,6 +132,7 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     if (!p2n_drv_is_live(hStream, P2N_MAGIC_STREAM))
         return CUDA_ERROR_INVALID_HANDLE;
     p2n_stream *s = (p2n_stream *)hStream;
+    p2n_drv_capture_stream_gone(hStream);
     obj_remove(s);
     p2n_drv_unregister(s);
     s->magic = 0;
@@ -151,6 +152,8 @@ static CUresult stream_sync(CUstream hStream)
     if (r != CUDA_SUCCESS)
         return r;
     r = p2n_drv_check_stream(hStream, c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_sync_check(hStream);   /* a capturing stream has nothing to wait for */
     if (r != CUDA_SUCCESS)
         return r;
     return p2n_drv_ctx_sync(c);
@@ -165,7 +168,8 @@ static CUresult stream_query(CUstream hStream)
     CUresult r = p2n_drv_get_ctx(NULL, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_check_stream(hStream, c);   /* all work is complete */
+    r = p2n_drv_check_stream(hStream, c);
+    return r != CUDA_SUCCESS ? r : p2n_drv_capture_sync_check(hStream);   /* all work is complete */
 }
 
 CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream); }
@@ -182,7 +186,9 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned fla
         return r;
     if (!p2n_drv_is_live(hEvent, P2N_MAGIC_EVENT))
         return CUDA_ERROR_INVALID_HANDLE;
-    return CUDA_SUCCESS;
+    int captured = 0;   /* an event recorded in a capture: fork into / join the capture */
+    r = p2n_drv_capture_wait_event(hStream, hEvent, &captured);
+    return r != CUDA_SUCCESS || captured ? r : p2n_drv_capture_legacy_check(hStream);
 }
 
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -260,43 +266,27 @@ static CUresult stream_get_device(CUstream hStream, CUdevice *device)
 CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 
-/* ---- stream capture state: cuStreamBeginCapture is refused (CUDA graphs are not implemented), so no stream is
- * ever capturing; libraries ask before they allocate or synchronise, and must get that answer, not an error ---- */
+/* ---- stream capture state (graph_capture_state.c): libraries ask before they allocate or synchronise ---- */
 
-static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
 {
     p2n_ctx *c;
     CUresult r = stream_lookup(hStream, status, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return CUDA_SUCCESS;
+    return p2n_drv_capture_query(hStream, status, id, graph, deps, edges, ndeps);
+}
+
+static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+{
+    return capture_info(hStream, status, NULL, NULL, NULL, NULL, NULL);
 }
 
 CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 { return capture_status(hStream, captureStatus); }
 CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 { return capture_status(hStream, captureStatus); }
-
-/* the three ABIs: the rest of the answer is defined only while capturing; it is zeroed */
-static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
-                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
-{
-    CUresult r = capture_status(hStream, status);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (id)
-        *id = 0;
-    if (graph)
-        *graph = NULL;
-    if (deps)
-        *deps = NULL;
-    if (edges)
-        *edges = NULL;
-    if (ndeps)
-        *ndeps = 0;
-    return CUDA_SUCCESS;
-}
 
 CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 { return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
@@ -509,6 +499,11 @@ static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
         return r;
     if (!fn)
         return CUDA_ERROR_INVALID_VALUE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_capture_active(hStream))
+        return p2n_drv_capture_host(hStream, fn, NULL, userData);
     fn(userData);
     return CUDA_SUCCESS;
 }
@@ -529,6 +524,11 @@ static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback,
         return r;
     if (!callback || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_capture_active(hStream))
+        return p2n_drv_capture_host(hStream, NULL, callback, userData);
     callback(hStream, c->sticky, userData);
     return CUDA_SUCCESS;
 }
@@ -588,6 +588,12 @@ static CUresult event_record(CUevent hEvent, CUstream hStream)
         return r;
     if (e->ctx != c)
         return CUDA_ERROR_INVALID_HANDLE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_capture_active(hStream))   /* the event now stands for the capture's work so far */
+        return p2n_drv_capture_event_record(hStream, hEvent);
+    p2n_drv_capture_event_use(hEvent, 1);  /* recorded outside a capture again */
     e->recorded = 1;
     e->time_ms = p2n_drv_now_ms();
     return CUDA_SUCCESS;
@@ -604,6 +610,8 @@ CUresult cuEventQuery(CUevent hEvent)
 {
     p2n_event *e;
     CUresult r = get_event(hEvent, &e);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
     return e->ctx->sticky;
@@ -613,6 +621,8 @@ CUresult cuEventSynchronize(CUevent hEvent)
 {
     p2n_event *e;
     CUresult r = get_event(hEvent, &e);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
     return p2n_drv_ctx_sync(e->ctx);
@@ -647,6 +657,7 @@ CUresult cuEventDestroy_v2(CUevent hEvent)
     CUresult r = get_event(hEvent, &e);
     if (r != CUDA_SUCCESS)
         return r;
+    p2n_drv_capture_event_use(hEvent, 1);
     obj_remove(e);
     p2n_drv_unregister(e);
     e->magic = 0;
