@@ -107,6 +107,8 @@ P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, const CUgra
 /* ---- graph_capture_state.c: stream capture. Each async entry point asks p2n_drv_capture_active(stream) first and, when
  * the stream captures, hands the operation to the matching p2n_drv_capture_* instead of executing it. ---- */
 P2N_DRV_HIDDEN int p2n_drv_capture_active(CUstream s);
+/* a capture records into g (it must not be destroyed, nor its nodes) */
+P2N_DRV_HIDDEN int p2n_drv_capture_graph_busy(const p2n_graph *g);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_begin(CUstream s, p2n_graph *g, int owns_graph, CUstreamCaptureMode mode,
                                               const CUgraphNode *deps, size_t ndeps);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out);
@@ -131,6 +133,8 @@ P2N_DRV_HIDDEN CUresult p2n_drv_capture_event_use(CUevent e, int destroy);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_sync_check(CUstream s);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_legacy_check(CUstream s);
 P2N_DRV_HIDDEN void p2n_drv_capture_stream_gone(CUstream s);
+/* cuThreadExchangeStreamCaptureMode: sets the calling thread's mode, returns the old one */
+P2N_DRV_HIDDEN CUstreamCaptureMode p2n_drv_capture_exchange_mode(CUstreamCaptureMode mode);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_query(CUstream s, CUstreamCaptureStatus *status, cuuint64_t *id,
                                               CUgraph *graph, const CUgraphNode **deps,
                                               const CUgraphEdgeData **edges, size_t *ndeps);

@@ -208,6 +208,8 @@ CUresult cuGraphDestroy(CUgraph hGraph)
         return r;
     if (g->owned_by_node)
         return CUDA_ERROR_INVALID_VALUE;   /* a child graph goes with its node */
+    if (p2n_drv_capture_graph_busy(g))
+        return CUDA_ERROR_ILLEGAL_STATE;   /* a stream captures into it */
     p2n_drv_graph_free(g);
     return CUDA_SUCCESS;
 }
@@ -281,8 +283,12 @@ CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, const CUgraphNodeParams *p
     if (!p || p->type != n->type)
         return CUDA_ERROR_INVALID_VALUE;
     switch (p->type) {
-    case CU_GRAPH_NODE_TYPE_KERNEL:
-        return p2n_drv_graph_set_kernel(n, (const CUDA_KERNEL_NODE_PARAMS_v2 *)&p->kernel);
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+        _Static_assert(sizeof(CUDA_KERNEL_NODE_PARAMS_v3) == sizeof(CUDA_KERNEL_NODE_PARAMS_v2), "same fields");
+        CUDA_KERNEL_NODE_PARAMS_v2 v;
+        memcpy(&v, &p->kernel, sizeof v);
+        return p2n_drv_graph_set_kernel(n, &v);
+    }
     case CU_GRAPH_NODE_TYPE_MEMCPY:
         return p2n_drv_graph_set_memcpy(n, &p->memcpy.copyParams, p->memcpy.copyCtx);
     case CU_GRAPH_NODE_TYPE_MEMSET: {
@@ -684,6 +690,8 @@ CUresult cuGraphDestroyNode(CUgraphNode hNode)
     CUresult r = p2n_drv_graph_node_get(hNode, &n);
     if (r != CUDA_SUCCESS)
         return r;
+    if (p2n_drv_capture_graph_busy(n->graph))
+        return CUDA_ERROR_ILLEGAL_STATE;   /* a capture may depend on it */
     p2n_drv_graph_node_free(n);
     return CUDA_SUCCESS;
 }
@@ -755,7 +763,9 @@ static void dot_graph(FILE *f, const p2n_graph *g, const char *indent)
         }
         fprintf(f, "%s\"%p\" [shape=box, label=\"%s", indent, (void *)n, type_name(n->type));
         if (n->type == CU_GRAPH_NODE_TYPE_KERNEL)
-            fprintf(f, "\\n%s\\ngrid (%u,%u,%u) block (%u,%u,%u)", n->p.kernel.func->name, n->p.kernel.grid[0],
+            fprintf(f, "\\n%s\\ngrid (%u,%u,%u) block (%u,%u,%u)",
+                    p2n_drv_is_live(n->p.kernel.func, P2N_MAGIC_FUNC) ? n->p.kernel.func->name : "(unloaded)",
+                    n->p.kernel.grid[0],
                     n->p.kernel.grid[1], n->p.kernel.grid[2], n->p.kernel.block[0], n->p.kernel.block[1],
                     n->p.kernel.block[2]);
         else if (n->type == CU_GRAPH_NODE_TYPE_MEMCPY)

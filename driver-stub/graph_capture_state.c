@@ -173,9 +173,53 @@ static void p2n_drv_capture_release_ctx(p2n_ctx *c)
     p2n_drv_graph_release_ctx(c);
 }
 
-__attribute__((constructor)) static void register_release_hook(void)
+/* the calling thread's capture-interaction mode (cuThreadExchangeStreamCaptureMode) */
+static _Thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+CUstreamCaptureMode p2n_drv_capture_exchange_mode(CUstreamCaptureMode mode)
+{
+    CUstreamCaptureMode old = thread_mode;
+    thread_mode = mode;
+    return old;
+}
+
+/* CUDA's rule for potentially unsafe calls (a context synchronisation): a thread in relaxed mode may make them;
+ * otherwise not while it captures itself (other than relaxed), nor, in global mode, while another thread captures in
+ * global mode. The captures concerned are invalidated. */
+static CUresult unsafe_call_guard(void)
+{
+    if (thread_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_SUCCESS;
+    CUresult r = CUDA_SUCCESS;
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&cap_lock);
+    for (size_t i = 0; i < nmembers; i++) {
+        capture *cap = members[i].cap;
+        int own = pthread_equal(cap->thread, self);
+        if ((own && cap->mode != CU_STREAM_CAPTURE_MODE_RELAXED) ||
+            (!own && thread_mode == CU_STREAM_CAPTURE_MODE_GLOBAL && cap->mode == CU_STREAM_CAPTURE_MODE_GLOBAL)) {
+            cap->invalidated = 1;
+            r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+        }
+    }
+    pthread_mutex_unlock(&cap_lock);
+    return r;
+}
+
+__attribute__((constructor)) static void register_hooks(void)
 {
     p2n_drv_ctx_on_release(P2N_CTX_RELEASE_GRAPHS, p2n_drv_capture_release_ctx);
+    p2n_drv_ctx_on_sync(unsafe_call_guard);
+}
+
+int p2n_drv_capture_graph_busy(const p2n_graph *g)
+{
+    pthread_mutex_lock(&cap_lock);
+    int busy = 0;
+    for (size_t i = 0; i < nmembers && !busy; i++)
+        busy = members[i].cap->graph == g;
+    pthread_mutex_unlock(&cap_lock);
+    return busy;
 }
 
 int p2n_drv_capture_active(CUstream s)

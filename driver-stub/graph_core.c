@@ -271,6 +271,8 @@ static CUresult copy_params(p2n_graph_node *dst, const p2n_graph_node *src)
         const p2n_kernel_node *k = &src->p.kernel;
         dst->p.kernel.args = NULL;
         dst->p.kernel.arg_ptrs = NULL;
+        if (!p2n_drv_is_live(k->func, P2N_MAGIC_FUNC))
+            return CUDA_ERROR_INVALID_VALUE;   /* its module was unloaded */
         size_t size = k->func->info.param_buffer_size;
         uint8_t *args = malloc(size ? size : 1);
         if (!args)

@@ -138,6 +138,9 @@ typedef enum p2n_ctx_release_slot {
     P2N_CTX_RELEASE_NSLOTS
 } p2n_ctx_release_slot;
 P2N_DRV_HIDDEN void p2n_drv_ctx_on_release(p2n_ctx_release_slot slot, void (*hook)(p2n_ctx *c));
+/* A check cuCtxSynchronize runs first (graph_capture_state.c registers it from a constructor: a synchronisation
+ * is an unsafe call while streams capture); its error fails the call. */
+P2N_DRV_HIDDEN void p2n_drv_ctx_on_sync(CUresult (*guard)(void));
 
 /* limits.c: what cuCtxSetLimit set (ctx.c checks the context first); p2n_drv_heap_claim is in backend.h */
 P2N_DRV_HIDDEN CUresult p2n_drv_limit_get(CUlimit limit, size_t *pvalue);

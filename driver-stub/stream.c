@@ -316,9 +316,8 @@ CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus 
                         numDependencies_out);
 }
 
-/* the calling thread's capture-interaction mode (what it may do while another stream captures): kept per thread
- * and exchanged, as CUDA does; with no capture it restricts nothing */
-static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+/* the calling thread's capture-interaction mode (what it may do while streams capture): kept per thread by
+ * graph_capture_state.c and exchanged, as CUDA does */
 
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -327,9 +326,7 @@ CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
         return r;
     if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
         return CUDA_ERROR_INVALID_VALUE;
-    CUstreamCaptureMode old = thread_capture_mode;
-    thread_capture_mode = *mode;
-    *mode = old;
+    *mode = p2n_drv_capture_exchange_mode(*mode);
     return CUDA_SUCCESS;
 }
 

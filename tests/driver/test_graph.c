@@ -308,6 +308,18 @@ static void capture(CUdeviceptr x, CUdeviceptr y)
     EXPECT(cuStreamEndCapture(s1, &g2), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
     TRUE(g2 == NULL);
 
+    /* a context synchronisation is an unsafe call during a global capture, allowed in relaxed thread mode */
+    MUST(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    OK(cuThreadExchangeStreamCaptureMode(&mode));
+    OK(cuCtxSynchronize());
+    OK(cuThreadExchangeStreamCaptureMode(&mode));
+    TRUE(mode == CU_STREAM_CAPTURE_MODE_RELAXED);
+    OK(cuStreamIsCapturing(s1, &st));
+    TRUE(st == CU_STREAM_CAPTURE_STATUS_ACTIVE);
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    EXPECT(cuStreamEndCapture(s1, &g2), CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+
     /* the legacy stream while a blocking stream captures: an implicit dependency */
     MUST(cuStreamBeginCapture(s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
     EXPECT(cuStreamIsCapturing(CU_STREAM_LEGACY, &st), CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
