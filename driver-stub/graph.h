@@ -5,7 +5,8 @@
  *   graph_core.c    — objects, edges, clone, topological order; calls nothing above ctx.c
  *   graph_capture_state.c — which streams capture into which graph, and the capture hooks that the async entry
  *                     points (launch.c, mem.c, memcpy3d.c, stream.c) call; calls graph_core.c only
- *   graph_build.c   — cuGraph* construction and query entry points
+ *   graph_build.c   — cuGraph* construction entry points and node parameters (validated, stored)
+ *   graph_query.c   — node and edge queries, cuGraphDebugDotPrint
  *   graph_exec.c    — cuGraphInstantiate*, cuGraphLaunch (nodes run in topological order on the stream, which is
  *                     synchronous here: backend.h), cuGraphExec* parameter changes and cuGraphExecUpdate
  *   graph_capture.c — cuStreamBeginCapture*, cuStreamEndCapture, cuStreamUpdateCaptureDependencies
