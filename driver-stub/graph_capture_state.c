@@ -272,7 +272,11 @@ CUresult p2n_drv_capture_begin(CUstream s, p2n_graph *g, int owns_graph, CUstrea
 /* is `n` one of the nodes `from` depends on, directly or not, or one of them */
 static int reaches(p2n_graph_node *const *from, size_t nfrom, const p2n_graph_node *n, const p2n_graph *g)
 {
-    p2n_graph_node **stack = malloc((g->nnodes + nfrom + 1) * sizeof *stack);
+    /* a node is pushed once per edge into it, plus the starting nodes */
+    size_t nedges = 0;
+    for (size_t i = 0; i < g->nnodes; i++)
+        nedges += g->nodes[i]->ndeps;
+    p2n_graph_node **stack = malloc((nedges + nfrom + 1) * sizeof *stack);
     p2n_graph_node **seen = malloc((g->nnodes + 1) * sizeof *seen);
     size_t nstack = 0, nseen = 0;
     int found = 0;
