@@ -6,6 +6,7 @@
  *   graph_capture_state.c — which streams capture into which graph, and the capture hooks that the async entry
  *                     points (launch.c, mem.c, memcpy3d.c, stream.c) call; calls graph_core.c only
  *   graph_build.c   — cuGraph* construction entry points and node parameters (validated, stored)
+ *   graph_attr.c    — kernel node attributes (launch attributes kept on the node)
  *   graph_query.c   — node and edge queries, cuGraphDebugDotPrint
  *   graph_exec.c    — cuGraphInstantiate*, cuGraphLaunch (nodes run in topological order on the stream, which is
  *                     synchronous here: backend.h), cuGraphExec* parameter changes and cuGraphExecUpdate
@@ -27,11 +28,16 @@ enum {
 typedef struct p2n_graph p2n_graph;
 typedef struct p2n_graph_node p2n_graph_node;
 
+/* kernel node attributes (cuGraphKernelNodeSetAttribute): one slot per CUlaunchAttributeID */
+enum { P2N_KNODE_ATTR_SLOTS = CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING + 1 };
+
 typedef struct p2n_kernel_node {
     p2n_func *func;
     unsigned grid[3], block[3], shmem;
     uint8_t *args;      /* the packed parameter buffer: argument VALUES copied when the node was set */
     void **arg_ptrs;    /* kernelParams for the launch: one pointer per parameter into args */
+    unsigned attr_set;  /* bit per attribute id set on the node (kept when its parameters change) */
+    CUlaunchAttributeValue *attrs;   /* P2N_KNODE_ATTR_SLOTS values, allocated at the first attribute set */
 } p2n_kernel_node;
 
 typedef struct p2n_host_node {

@@ -75,8 +75,11 @@ static void node_params_free(p2n_graph_node *n)
     if (n->type == CU_GRAPH_NODE_TYPE_KERNEL) {
         free(n->p.kernel.args);
         free(n->p.kernel.arg_ptrs);
+        free(n->p.kernel.attrs);
         n->p.kernel.args = NULL;
         n->p.kernel.arg_ptrs = NULL;
+        n->p.kernel.attrs = NULL;
+        n->p.kernel.attr_set = 0;
     } else if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->p.child) {
         p2n_drv_graph_free(n->p.child);
         n->p.child = NULL;
@@ -251,8 +254,18 @@ CUresult p2n_drv_graph_kernel_set(p2n_graph_node *n, p2n_func *f, const unsigned
     }
     for (unsigned i = 0; i < np; i++)
         ptrs[i] = args + f->info.param_offsets[i];
+    /* the attributes stay with the node */
+    CUlaunchAttributeValue *attrs = NULL;
+    unsigned attr_set = 0;
+    if (n->type == CU_GRAPH_NODE_TYPE_KERNEL) {
+        attrs = n->p.kernel.attrs;
+        attr_set = n->p.kernel.attr_set;
+        n->p.kernel.attrs = NULL;
+    }
     node_params_free(n);
     p2n_kernel_node *k = &n->p.kernel;
+    k->attrs = attrs;
+    k->attr_set = attr_set;
     k->func = f;
     memcpy(k->grid, grid, sizeof k->grid);
     memcpy(k->block, block, sizeof k->block);
@@ -262,7 +275,8 @@ CUresult p2n_drv_graph_kernel_set(p2n_graph_node *n, p2n_func *f, const unsigned
     return CUDA_SUCCESS;
 }
 
-/* copies src's parameters into dst (a node of the same type whose own parameters were released) */
+/* copies src's parameters into dst (a node of the same type whose own parameters were released); on failure, what
+ * dst holds can be released with node_params_free (no pointer of src's is left in it) */
 static CUresult copy_params(p2n_graph_node *dst, const p2n_graph_node *src)
 {
     dst->p = src->p;
@@ -271,6 +285,8 @@ static CUresult copy_params(p2n_graph_node *dst, const p2n_graph_node *src)
         const p2n_kernel_node *k = &src->p.kernel;
         dst->p.kernel.args = NULL;
         dst->p.kernel.arg_ptrs = NULL;
+        dst->p.kernel.attrs = NULL;
+        dst->p.kernel.attr_set = 0;
         if (!p2n_drv_is_live(k->func, P2N_MAGIC_FUNC))
             return CUDA_ERROR_INVALID_VALUE;   /* its module was unloaded */
         size_t size = k->func->info.param_buffer_size;
@@ -278,7 +294,15 @@ static CUresult copy_params(p2n_graph_node *dst, const p2n_graph_node *src)
         if (!args)
             return CUDA_ERROR_OUT_OF_MEMORY;
         memcpy(args, k->args, size);
-        return p2n_drv_graph_kernel_set(dst, k->func, k->grid, k->block, k->shmem, args);
+        CUresult r = p2n_drv_graph_kernel_set(dst, k->func, k->grid, k->block, k->shmem, args);
+        if (r == CUDA_SUCCESS && k->attrs) {
+            dst->p.kernel.attrs = malloc(P2N_KNODE_ATTR_SLOTS * sizeof *k->attrs);
+            if (!dst->p.kernel.attrs)
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            memcpy(dst->p.kernel.attrs, k->attrs, P2N_KNODE_ATTR_SLOTS * sizeof *k->attrs);
+            dst->p.kernel.attr_set = k->attr_set;
+        }
+        return r;
     }
     if (src->type == CU_GRAPH_NODE_TYPE_GRAPH) {
         dst->p.child = NULL;
@@ -297,8 +321,10 @@ CUresult p2n_drv_graph_node_copy_params(p2n_graph_node *dst, const p2n_graph_nod
     int enabled = dst->enabled;
     CUresult r = copy_params(dst, src);
     dst->enabled = enabled;
-    if (r != CUDA_SUCCESS)
-        dst->type = CU_GRAPH_NODE_TYPE_EMPTY;   /* nothing of it left to free */
+    if (r != CUDA_SUCCESS) {
+        node_params_free(dst);                  /* what was copied before the failure */
+        dst->type = CU_GRAPH_NODE_TYPE_EMPTY;
+    }
     return r;
 }
 
@@ -312,8 +338,10 @@ static CUresult clone_into(const p2n_graph *src, p2n_graph *g)
         if (r == CUDA_SUCCESS) {
             n->twin = src->nodes[i];
             r = copy_params(n, src->nodes[i]);
-            if (r != CUDA_SUCCESS)
-                n->type = CU_GRAPH_NODE_TYPE_EMPTY;   /* nothing of it to free */
+            if (r != CUDA_SUCCESS) {
+                node_params_free(n);                  /* what was copied before the failure */
+                n->type = CU_GRAPH_NODE_TYPE_EMPTY;
+            }
         }
     }
     /* edges: the copy of each dependency (the i-th node of g is the copy of src's i-th) */

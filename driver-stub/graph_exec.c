@@ -165,6 +165,31 @@ static CUresult run_memcpy(const CUDA_MEMCPY3D *c, CUstream s)
     return cuMemcpy3DAsync_v2(c, s);
 }
 
+static CUresult run_kernel(const p2n_kernel_node *k, CUstream s)
+{
+    if (!(k->attr_set & (1u << CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)))
+        return cuLaunchKernel((CUfunction)k->func, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                              k->block[2], k->shmem, s, k->arg_ptrs, NULL);
+    /* a cluster launch (of one-block clusters: graph_attr.c); the node's other attributes are hints */
+    CUlaunchAttribute cluster;
+    memset(&cluster, 0, sizeof cluster);
+    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    cluster.value = k->attrs[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+    CUlaunchConfig cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.gridDimX = k->grid[0];
+    cfg.gridDimY = k->grid[1];
+    cfg.gridDimZ = k->grid[2];
+    cfg.blockDimX = k->block[0];
+    cfg.blockDimY = k->block[1];
+    cfg.blockDimZ = k->block[2];
+    cfg.sharedMemBytes = k->shmem;
+    cfg.hStream = s;
+    cfg.attrs = &cluster;
+    cfg.numAttrs = 1;
+    return cuLaunchKernelEx(&cfg, (CUfunction)k->func, k->arg_ptrs, NULL);
+}
+
 static CUresult run_graph(const p2n_graph *g, CUstream s)
 {
     CUresult r = CUDA_SUCCESS;
@@ -173,12 +198,9 @@ static CUresult run_graph(const p2n_graph *g, CUstream s)
         if (!n->enabled)
             continue;
         switch (n->type) {
-        case CU_GRAPH_NODE_TYPE_KERNEL: {
-            const p2n_kernel_node *k = &n->p.kernel;
-            r = cuLaunchKernel((CUfunction)k->func, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                               k->block[2], k->shmem, s, k->arg_ptrs, NULL);
+        case CU_GRAPH_NODE_TYPE_KERNEL:
+            r = run_kernel(&n->p.kernel, s);
             break;
-        }
         case CU_GRAPH_NODE_TYPE_MEMCPY:
             r = run_memcpy(&n->p.memcpy, s);
             break;

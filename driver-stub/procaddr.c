@@ -347,6 +347,9 @@ static const proc_entry table[] = {
     E("cuGraphRemoveDependencies", 12030, cuGraphRemoveDependencies_v2),
     E("cuGraphDestroyNode", 10000, cuGraphDestroyNode),
     E("cuGraphDebugDotPrint", 11030, cuGraphDebugDotPrint),
+    E("cuGraphKernelNodeGetAttribute", 11000, cuGraphKernelNodeGetAttribute),
+    E("cuGraphKernelNodeSetAttribute", 11000, cuGraphKernelNodeSetAttribute),
+    E("cuGraphKernelNodeCopyAttributes", 11000, cuGraphKernelNodeCopyAttributes),
     /* instantiated graphs (graph_exec.c) */
     E("cuGraphInstantiate", 10000, cuGraphInstantiate),
     E("cuGraphInstantiate", 11000, cuGraphInstantiate_v2),

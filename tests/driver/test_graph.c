@@ -139,6 +139,25 @@ static void explicit_graph(CUdeviceptr x)
     TRUE(got.func == axpb && got.gridDimX == N / 64 && *(float *)got.kernelParams[1] == 2.0f);
     EXPECT(cuGraphAddDependencies(g, &nset, &nkern, NULL, 1), CUDA_ERROR_INVALID_VALUE);   /* exists */
 
+    /* kernel node attributes: kept, copied with the graph; what a launch cannot honour is refused */
+    CUkernelNodeAttrValue av;
+    memset(&av, 0, sizeof av);
+    av.priority = 1;
+    OK(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av));
+    av.clusterDim.x = av.clusterDim.y = av.clusterDim.z = 1;
+    OK(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &av));
+    av.clusterDim.x = 2;
+    EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &av), CUDA_ERROR_NOT_SUPPORTED);
+    memset(&av, 0, sizeof av);
+    av.cooperative = 1;
+    EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &av), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT, &av), CUDA_ERROR_INVALID_VALUE);
+    EXPECT(cuGraphKernelNodeSetAttribute(nset, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av), CUDA_ERROR_INVALID_VALUE);
+    OK(cuGraphKernelNodeGetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av));
+    TRUE(av.priority == 1);
+    OK(cuGraphKernelNodeGetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN, &av));
+    TRUE(av.memSyncDomain == CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT);
+
     /* instantiate, launch three times */
     CUgraphExec ge;
     MUST(cuGraphInstantiate(&ge, g, 0));
@@ -175,6 +194,8 @@ static void explicit_graph(CUdeviceptr x)
     CUgraphNode k2;
     MUST(cuGraphClone(&g2, g));
     MUST(cuGraphNodeFindInClone(&k2, nkern, g2));
+    OK(cuGraphKernelNodeGetAttribute(k2, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av));
+    TRUE(av.priority == 1);
     a = 5.0f;
     OK(cuGraphKernelNodeSetParams(k2, &kp));
     CUgraphExecUpdateResultInfo info;
