@@ -376,6 +376,70 @@ static void capture(CUdeviceptr x, CUdeviceptr y)
     OK(cuStreamDestroy(s2));
 }
 
+static int callbacks;
+static void CUDA_CB on_callback(CUstream s, CUresult status, void *user)
+{
+    (void)s;
+    if (status == CUDA_SUCCESS)
+        callbacks += *(int *)user;
+}
+
+/* more captured operations: 2D memset and copy, host function and stream callback, the capture's dependencies
+ * replaced by cuStreamUpdateCaptureDependencies */
+static void capture_ops(CUdeviceptr x)
+{
+    static uint32_t rows[4][32];
+    CUstream s;
+    MUST(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    MUST(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    /* 4 rows of 16 words, 32 words apart */
+    OK(cuMemsetD32Async(x, 0, 4 * 32, s));
+    OK(cuMemsetD2D32Async(x, 32 * 4, 7, 16, 4, s));
+    CUDA_MEMCPY2D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.srcDevice = x;
+    c.srcPitch = 32 * 4;
+    c.dstMemoryType = CU_MEMORYTYPE_HOST;
+    c.dstHost = rows;
+    c.dstPitch = sizeof rows[0];
+    c.WidthInBytes = 32 * 4;
+    c.Height = 4;
+    OK(cuMemcpy2DAsync(&c, s));
+    static int one = 1, ten = 10;
+    OK(cuLaunchHostFunc(s, count_call, &host_calls));
+    OK(cuStreamAddCallback(s, on_callback, &ten, 0));
+    /* the next node depends on nothing: a second root */
+    CUstreamCaptureStatus st;
+    const CUgraphNode *deps = NULL;
+    size_t ndeps = 0;
+    OK(cuStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, NULL, &ndeps));
+    TRUE(ndeps == 1);
+    OK(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES));
+    OK(cuStreamAddCallback(s, on_callback, &one, 0));
+    EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0, 7), CUDA_ERROR_INVALID_VALUE);
+    CUgraph g = NULL;
+    OK(cuStreamEndCapture(s, &g));
+    size_t nroots = 0;
+    OK(cuGraphGetRootNodes(g, NULL, &nroots));
+    TRUE(nroots == 2);
+    CUgraphExec ge;
+    MUST(cuGraphInstantiate(&ge, g, 0));
+    host_calls = callbacks = 0;
+    memset(rows, 0xff, sizeof rows);
+    OK(cuGraphLaunch(ge, s));
+    OK(cuStreamSynchronize(s));
+    int good = 1;
+    for (int r = 0; r < 4; r++)
+        for (int i = 0; i < 32; i++)
+            good &= rows[r][i] == (i < 16 ? 7u : 0u);
+    TRUE(good);
+    TRUE(host_calls == 1 && callbacks == 11);
+    OK(cuGraphExecDestroy(ge));
+    OK(cuGraphDestroy(g));
+    OK(cuStreamDestroy(s));
+}
+
 static void errors(void)
 {
     CUgraph g, other;
@@ -448,6 +512,7 @@ int main(void)
     MUST(cuMemAlloc(&y, N * 4));
     explicit_graph(x);
     capture(x, y);
+    capture_ops(x);
     errors();
     context_release(dev, ctx);
     OK(cuMemFree(x));
