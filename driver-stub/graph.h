@@ -132,8 +132,11 @@ P2N_DRV_HIDDEN CUresult p2n_drv_capture_child(CUstream s, const p2n_graph *exec)
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_event_record(CUstream s, CUevent e);
 /* cuStreamWaitEvent: an event captured in a capture forks it into (or joins) s; *handled = 1 when it did */
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_wait_event(CUstream s, CUevent e, int *handled);
-/* cuEventSynchronize/Query/Destroy of an event: CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED for a captured one
- * (query != 0), else forget it (destroy) */
+/* cuEventRecordWithFlags(CU_EVENT_RECORD_EXTERNAL), cuStreamWaitEvent(CU_EVENT_WAIT_EXTERNAL) on a capturing
+ * stream: an event record / wait node */
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_event_node(CUstream s, CUevent e, CUgraphNodeType type);
+/* cuEventSynchronize/Query of an event last recorded in a capture: CUDA_ERROR_CAPTURED_EVENT (destroy == 0);
+ * cuEventDestroy, or a record outside a capture: forget it (destroy != 0) */
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_event_use(CUevent e, int destroy);
 /* a stream used with a blocking call (sync, query): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED when it captures (the
  * capture is invalidated); the legacy stream while a blocking stream captures: CUDA_ERROR_STREAM_CAPTURE_IMPLICIT */

@@ -447,6 +447,17 @@ CUresult p2n_drv_capture_host(CUstream s, CUhostFn fn, CUstreamCallback cb, void
     return r;
 }
 
+CUresult p2n_drv_capture_event_node(CUstream s, CUevent e, CUgraphNodeType type)
+{
+    pthread_mutex_lock(&cap_lock);
+    p2n_graph_node *n;
+    CUresult r = add_node(s, type, &n);
+    if (r == CUDA_SUCCESS)
+        n->p.event = e;
+    pthread_mutex_unlock(&cap_lock);
+    return r;
+}
+
 CUresult p2n_drv_capture_child(CUstream s, const p2n_graph *exec)
 {
     p2n_graph *child;
@@ -547,7 +558,7 @@ CUresult p2n_drv_capture_event_use(CUevent e, int destroy)
         free(ev->deps);
         *ev = events[--nevents];
     } else if (ev) {
-        r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;   /* its work is in a graph, not on a stream */
+        r = CUDA_ERROR_CAPTURED_EVENT;   /* its work is in a graph, not on a stream */
     }
     pthread_mutex_unlock(&cap_lock);
     return r;

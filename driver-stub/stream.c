@@ -186,6 +186,13 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned fla
         return r;
     if (!p2n_drv_is_live(hEvent, P2N_MAGIC_EVENT))
         return CUDA_ERROR_INVALID_HANDLE;
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CU_EVENT_WAIT_EXTERNAL) {   /* an event wait node; the flag is invalid outside a capture */
+        if (!p2n_drv_capture_active(hStream))
+            return CUDA_ERROR_INVALID_VALUE;
+        return p2n_drv_capture_event_node(hStream, hEvent, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+    }
     int captured = 0;   /* an event recorded in a capture: fork into / join the capture */
     r = p2n_drv_capture_wait_event(hStream, hEvent, &captured);
     return r != CUDA_SUCCESS || captured ? r : p2n_drv_capture_legacy_check(hStream);
@@ -570,7 +577,7 @@ static CUresult get_event(CUevent h, p2n_event **out)
     return CUDA_SUCCESS;
 }
 
-static CUresult event_record(CUevent hEvent, CUstream hStream)
+static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned flags)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx(NULL, &c);
@@ -588,20 +595,24 @@ static CUresult event_record(CUevent hEvent, CUstream hStream)
     r = p2n_drv_capture_legacy_check(hStream);
     if (r != CUDA_SUCCESS)
         return r;
-    if (p2n_drv_capture_active(hStream))   /* the event now stands for the capture's work so far */
-        return p2n_drv_capture_event_record(hStream, hEvent);
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_capture_active(hStream))   /* an event record node, or the event stands for the capture so far */
+        return flags & CU_EVENT_RECORD_EXTERNAL
+                   ? p2n_drv_capture_event_node(hStream, hEvent, CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+                   : p2n_drv_capture_event_record(hStream, hEvent);
     p2n_drv_capture_event_use(hEvent, 1);  /* recorded outside a capture again */
     e->recorded = 1;
     e->time_ms = p2n_drv_now_ms();
     return CUDA_SUCCESS;
 }
 
-CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
-CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream, 0); }
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream, 0); }
 CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
-{ return event_record(hEvent, hStream); }
+{ return event_record(hEvent, hStream, flags); }
 CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
-{ return event_record(hEvent, hStream); }
+{ return event_record(hEvent, hStream, flags); }
 
 CUresult cuEventQuery(CUevent hEvent)
 {

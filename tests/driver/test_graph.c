@@ -259,6 +259,7 @@ static void capture(CUdeviceptr x, CUdeviceptr y)
     OK(cuMemsetD32Async(x, float_bits(1.0f), N, s1));
     OK(cuMemsetD32Async(y, float_bits(2.0f), N, s1));
     OK(cuEventRecord(fork, s1));
+    EXPECT(cuEventQuery(fork), CUDA_ERROR_CAPTURED_EVENT);  /* its work is in the graph */
     OK(cuStreamWaitEvent(s2, fork, 0));                     /* fork: s2 joins the capture */
     OK(cuStreamIsCapturing(s2, &st));
     TRUE(st == CU_STREAM_CAPTURE_STATUS_ACTIVE);
@@ -417,12 +418,21 @@ static void capture_ops(CUdeviceptr x)
     TRUE(ndeps == 1);
     OK(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0, CU_STREAM_SET_CAPTURE_DEPENDENCIES));
     OK(cuStreamAddCallback(s, on_callback, &one, 0));
+    /* external event nodes */
+    CUevent ext;
+    MUST(cuEventCreate(&ext, CU_EVENT_DISABLE_TIMING));
+    OK(cuEventRecordWithFlags(ext, s, CU_EVENT_RECORD_EXTERNAL));
+    OK(cuStreamWaitEvent(s, ext, CU_EVENT_WAIT_EXTERNAL));
     EXPECT(cuStreamUpdateCaptureDependencies(s, NULL, NULL, 0, 7), CUDA_ERROR_INVALID_VALUE);
     CUgraph g = NULL;
     OK(cuStreamEndCapture(s, &g));
-    size_t nroots = 0;
+    size_t nroots = 0, nnodes = 0;
     OK(cuGraphGetRootNodes(g, NULL, &nroots));
     TRUE(nroots == 2);
+    OK(cuGraphGetNodes(g, NULL, &nnodes));
+    TRUE(nnodes == 8);
+    EXPECT(cuStreamWaitEvent(s, ext, CU_EVENT_WAIT_EXTERNAL), CUDA_ERROR_INVALID_VALUE);   /* outside a capture */
+    OK(cuEventQuery(ext));
     CUgraphExec ge;
     MUST(cuGraphInstantiate(&ge, g, 0));
     host_calls = callbacks = 0;
@@ -437,6 +447,7 @@ static void capture_ops(CUdeviceptr x)
     TRUE(host_calls == 1 && callbacks == 11);
     OK(cuGraphExecDestroy(ge));
     OK(cuGraphDestroy(g));
+    OK(cuEventDestroy(ext));
     OK(cuStreamDestroy(s));
 }
 
