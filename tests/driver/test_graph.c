@@ -38,6 +38,10 @@ static const char ptx[] =
     "    st.global.f32 [%rd4], %f4;\n"
     "DONE:\n"
     "    ret;\n"
+    "}\n"
+    ".visible .entry trapper()\n"
+    "{\n"
+    "    trap;\n"
     "}\n";
 
 enum { N = 256 };
@@ -507,6 +511,27 @@ static void context_release(CUdevice dev, CUcontext primary)
     EXPECT(cuGraphExecDestroy(ge), CUDA_ERROR_INVALID_VALUE);
 }
 
+/* a kernel node's asynchronous error poisons the context as cuLaunchKernel's does: the graph launch succeeds, the
+ * next call reports it (last: the primary context stays failed) */
+static void sticky_error(CUmodule mod)
+{
+    CUfunction trapper;
+    MUST(cuModuleGetFunction(&trapper, mod, "trapper"));
+    CUgraph g;
+    CUgraphNode n;
+    MUST(cuGraphCreate(&g, 0));
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = trapper;
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = kp.blockDimX = kp.blockDimY = kp.blockDimZ = 1;
+    MUST(cuGraphAddKernelNode(&n, g, NULL, 0, &kp));
+    CUgraphExec ge;
+    MUST(cuGraphInstantiate(&ge, g, 0));
+    OK(cuGraphLaunch(ge, NULL));
+    EXPECT(cuCtxSynchronize(), CUDA_ERROR_LAUNCH_FAILED);
+    EXPECT(cuGraphLaunch(ge, NULL), CUDA_ERROR_LAUNCH_FAILED);
+}
+
 int main(void)
 {
     CUdevice dev;
@@ -528,6 +553,6 @@ int main(void)
     context_release(dev, ctx);
     OK(cuMemFree(x));
     OK(cuMemFree(y));
-    OK(cuModuleUnload(mod));
+    sticky_error(mod);
     return check_done("test_graph");
 }
