@@ -289,10 +289,19 @@ CUresult cuCtxGetDevice(CUdevice *device)
     return cuCtxGetDevice_v2(device, NULL);
 }
 
+static CUresult (*sync_guard)(void);
+
+void p2n_drv_ctx_on_sync(CUresult (*guard)(void))
+{
+    sync_guard = guard;
+}
+
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx_nosticky(ctx, &c);
+    if (r == CUDA_SUCCESS && sync_guard)
+        r = sync_guard();
     if (r != CUDA_SUCCESS)
         return r;
     return p2n_drv_ctx_sync(c);

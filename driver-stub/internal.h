@@ -131,6 +131,7 @@ P2N_DRV_HIDDEN CUresult p2n_drv_ctx_sync(p2n_ctx *c);
  * written, the others under the lock. One hook per slot. */
 typedef enum p2n_ctx_release_slot {
     P2N_CTX_RELEASE_CLS,        /* export_ctx_storage.c: cudart's context-local storage */
+    P2N_CTX_RELEASE_GRAPHS,     /* graph_capture_state.c: captures, then graphs and execs (graph_core.c) */
     P2N_CTX_RELEASE_STREAMS,    /* stream.c: streams and events */
     P2N_CTX_RELEASE_MODULES,    /* module.c: modules, their functions and globals */
     P2N_CTX_RELEASE_TEXOBJS,    /* texobj.c: texture and surface objects */
@@ -139,6 +140,9 @@ typedef enum p2n_ctx_release_slot {
     P2N_CTX_RELEASE_NSLOTS
 } p2n_ctx_release_slot;
 P2N_DRV_HIDDEN void p2n_drv_ctx_on_release(p2n_ctx_release_slot slot, void (*hook)(p2n_ctx *c));
+/* A check cuCtxSynchronize runs first (graph_capture_state.c registers it from a constructor: a synchronisation
+ * is an unsafe call while streams capture); its error fails the call. */
+P2N_DRV_HIDDEN void p2n_drv_ctx_on_sync(CUresult (*guard)(void));
 
 /* limits.c: what cuCtxSetLimit set (ctx.c checks the context first); p2n_drv_heap_claim is in backend.h */
 P2N_DRV_HIDDEN CUresult p2n_drv_limit_get(CUlimit limit, size_t *pvalue);
@@ -194,6 +198,9 @@ P2N_DRV_HIDDEN void p2n_drv_module_on_destroy(void (*hook)(p2n_module *m));
 /* texref.c: texture/surface references. Before a launch of one of module m's kernels: a new object for each
  * reference whose state changed, its handle written into the module's global (the launch fails with the error) */
 P2N_DRV_HIDDEN CUresult p2n_drv_refs_sync(p2n_module *m);
+
+/* launch.c: a kernel's packed parameter buffer (f->info.param_buffer_size bytes, malloc'd) from kernelParams or extra */
+P2N_DRV_HIDDEN CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelParams, void **extra, uint8_t **buf);
 
 /* stream.c */
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "host_abi.h" /* P2N_LAUNCH_* */
-#include "internal.h"
+#include "graph.h"   /* stream capture hooks */
 
 static int is_sticky(CUresult r)
 {
@@ -40,8 +40,8 @@ static CUresult get_func(CUfunction f, p2n_func **out)
 }
 
 /* Packs the parameter buffer from kernelParams (array of pointers to values) or from `extra`
- * (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END). *buf is malloc'd. */
-static CUresult pack_params(const p2n_func *f, void **kernelParams, void **extra, uint8_t **buf)
+ * (CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE / _END). *buf is malloc'd. Graph kernel nodes keep such a copy. */
+CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelParams, void **extra, uint8_t **buf)
 {
     const p2n_bk_kernel_info *ki = &f->info;
     size_t size = ki->param_buffer_size;
@@ -119,6 +119,8 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     if (r != CUDA_SUCCESS)
         return r;
     r = p2n_drv_check_stream(hStream, c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_legacy_check(hStream);
     if (r != CUDA_SUCCESS)
         return r;
     static const unsigned max_grid[3] = {2147483647u, 65535u, 65535u}, max_block[3] = {1024u, 1024u, 64u};
@@ -166,9 +168,11 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     if (r != CUDA_SUCCESS)
         return r;
     uint8_t *params = NULL;
-    r = pack_params(f, kernelParams, extra, &params);
+    r = p2n_drv_pack_params(f, kernelParams, extra, &params);
     if (r != CUDA_SUCCESS)
         return r;
+    if (p2n_drv_capture_active(hStream))   /* a kernel node with a copy of the arguments instead (graph.h) */
+        return p2n_drv_capture_kernel(hStream, f, grid, block, shmem, params);
     p2n_bk_launch l = {
         .grid = {grid[0], grid[1], grid[2]},
         .block = {block[0], block[1], block[2]},

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "graph.h"   /* stream capture hooks */
 
 static p2n_alloc *tab;
 static size_t ntab, captab;
@@ -437,7 +437,8 @@ static CUresult copy_prologue(CUstream s, p2n_ctx **c)
     CUresult r = p2n_drv_get_ctx(NULL, c);
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_check_stream(s, *c);
+    r = p2n_drv_check_stream(s, *c);
+    return r != CUDA_SUCCESS ? r : p2n_drv_capture_legacy_check(s);
 }
 
 static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync)
@@ -450,6 +451,8 @@ static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, 
         return CUDA_SUCCESS;
     if (!src || !dev_range_ok(dst, n))
         return CUDA_ERROR_INVALID_VALUE;
+    if (!sync && p2n_drv_capture_active(s))
+        return p2n_drv_capture_memcpy1d(s, dst, (CUdeviceptr)(uintptr_t)src, n);
     if (p2n_drv.be->memcpy_htod)
         r = p2n_drv.be->memcpy_htod(dst, src, n);
     else
@@ -469,6 +472,8 @@ static CUresult do_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s, int sy
         return CUDA_SUCCESS;
     if (!dst || !dev_range_ok(src, n))
         return CUDA_ERROR_INVALID_VALUE;
+    if (!sync && p2n_drv_capture_active(s))
+        return p2n_drv_capture_memcpy1d(s, (CUdeviceptr)(uintptr_t)dst, src, n);
     if (p2n_drv.be->memcpy_dtoh)
         r = p2n_drv.be->memcpy_dtoh(dst, src, n);
     else
@@ -488,6 +493,8 @@ static CUresult do_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, 
         return CUDA_SUCCESS;
     if (!dev_range_ok(dst, n) || !dev_range_ok(src, n))
         return CUDA_ERROR_INVALID_VALUE;
+    if (!sync && p2n_drv_capture_active(s))
+        return p2n_drv_capture_memcpy1d(s, dst, src, n);
     if (p2n_drv.be->memcpy_dtod)
         r = p2n_drv.be->memcpy_dtod(dst, src, n);
     else
@@ -518,6 +525,8 @@ static CUresult do_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
         return do_dtoh((void *)(uintptr_t)dst, src, n, s, sync);
     if (!p2n_drv.dev.host_access)
         return CUDA_ERROR_INVALID_VALUE;
+    if (!sync && p2n_drv_capture_active(s))
+        return p2n_drv_capture_memcpy1d(s, dst, src, n);
     memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
     return CUDA_SUCCESS;
 }
@@ -581,6 +590,8 @@ static CUresult do_memset(CUdeviceptr dst, uint32_t value, unsigned esize, size_
         return CUDA_SUCCESS;
     if (dst % esize != 0 || count > SIZE_MAX / esize || !dev_range_ok(dst, count * esize))
         return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_capture_active(s))
+        return p2n_drv_capture_memset(s, dst, count * esize, value, esize, count, 1);
     if (p2n_drv.be->memset)
         return p2n_drv.be->memset(dst, &value, esize, count);
     uint8_t *p = (uint8_t *)(uintptr_t)dst;
@@ -648,6 +659,8 @@ static CUresult do_memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsi
     /* the whole region first: a bad one must change nothing */
     if (dst % esize != 0 || !dev_range_ok(dst, span))
         return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_capture_active(s))
+        return p2n_drv_capture_memset(s, dst, pitch, value, esize, width, height);
     for (size_t y = 0; y < height && r == CUDA_SUCCESS; y++)
         r = do_memset(dst + y * pitch, value, esize, width, s);
     return r;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "graph.h"   /* stream capture hooks */
 
 typedef struct endpoint {
     int dev;            /* the address is device-side (device, pinned host, array memory) */
@@ -119,7 +120,8 @@ static CUresult prologue(CUstream s, p2n_ctx **c)
     CUresult r = p2n_drv_get_ctx(NULL, c);
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_check_stream(s, *c);
+    r = p2n_drv_check_stream(s, *c);
+    return r != CUDA_SUCCESS ? r : p2n_drv_capture_legacy_check(s);
 }
 
 static CUresult do_3d(const CUDA_MEMCPY3D *p, CUstream s, int sync)
@@ -136,6 +138,8 @@ static CUresult do_3d(const CUDA_MEMCPY3D *p, CUstream s, int sync)
     if (r == CUDA_SUCCESS)
         r = endpoint_of(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, p->dstXInBytes, p->dstY, p->dstZ,
                         p->dstPitch, p->dstHeight, &dst);
+    if (r == CUDA_SUCCESS && !sync && p2n_drv_capture_active(s))
+        return p2n_drv_capture_memcpy(s, p);   /* a memcpy node instead (graph.h) */
     if (r == CUDA_SUCCESS)
         r = copy_shape(&dst, &src, p->WidthInBytes, p->Height, p->Depth);
     if (sync)
@@ -262,6 +266,8 @@ static CUresult do_linear(int dk, const void *dh, CUdeviceptr dd, CUarray da, si
     CUresult r = prologue(s, &c);
     if (r != CUDA_SUCCESS)
         return r;
+    if (!sync && p2n_drv_capture_active(s))
+        return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;   /* array copies are not captured (api-status.txt) */
     span dst, src;
     r = dk == E_HOST ? host_span(dh, &dst) : dk == E_DEV ? device_span(dd, n, &dst) : array_span(da, doff, n, &dst);
     if (r == CUDA_SUCCESS)

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph.h"   /* stream capture: p2n_drv_capture_active */
 #include "internal.h"
 
 enum { POOL_GRANULE = 256, POOL_MAX_DEVICES = 64 };
@@ -224,6 +225,10 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
         return r;
     if ((r = p2n_drv_check_stream(s, c)) != CUDA_SUCCESS)
         return r;
+    /* recording this would need a graph memory node, which graphs lack (api-status.txt): the capture is
+     * invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), never run now, out of the captured stream order */
+    if (p2n_drv_capture_active(s))
+        return p2n_drv_capture_sync_check(s);
     if (!dptr || bytesize == 0)
         return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&pool_lock);
@@ -266,6 +271,10 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
         return r;
     if ((r = p2n_drv_check_stream(s, c)) != CUDA_SUCCESS)
         return r;
+    /* recording this would need a graph memory node, which graphs lack (api-status.txt): the capture is
+     * invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), never run now, out of the captured stream order */
+    if (p2n_drv_capture_active(s))
+        return p2n_drv_capture_sync_check(s);
     p2n_alloc a;
     /* only stream-ordered allocations; taken out of the table at once, so a second free of it fails */
     if (!p2n_drv_alloc_take(dptr, P2N_ALLOC_POOL, &a))

@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 232
+#define N 170
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -77,172 +77,110 @@ STUB(62, cuGLUnmapBufferObject)
 STUB(63, cuGLUnmapBufferObjectAsync)
 STUB(64, cuGLUnregisterBufferObject)
 STUB(65, cuGraphAddBatchMemOpNode)
-STUB(66, cuGraphAddChildGraphNode)
-STUB(67, cuGraphAddDependencies)
-STUB(68, cuGraphAddEmptyNode)
-STUB(69, cuGraphAddEventRecordNode)
-STUB(70, cuGraphAddEventWaitNode)
-STUB(71, cuGraphAddExternalSemaphoresSignalNode)
-STUB(72, cuGraphAddExternalSemaphoresWaitNode)
-STUB(73, cuGraphAddHostNode)
-STUB(74, cuGraphAddKernelNode)
-STUB(75, cuGraphAddMemAllocNode)
-STUB(76, cuGraphAddMemFreeNode)
-STUB(77, cuGraphAddMemcpyNode)
-STUB(78, cuGraphAddMemsetNode)
-STUB(79, cuGraphAddNode)
-STUB(80, cuGraphBatchMemOpNodeGetParams)
-STUB(81, cuGraphBatchMemOpNodeSetParams)
-STUB(82, cuGraphChildGraphNodeGetGraph)
-STUB(83, cuGraphClone)
-STUB(84, cuGraphConditionalHandleCreate)
-STUB(85, cuGraphCreate)
-STUB(86, cuGraphDebugDotPrint)
-STUB(87, cuGraphDestroy)
-STUB(88, cuGraphDestroyNode)
-STUB(89, cuGraphEventRecordNodeGetEvent)
-STUB(90, cuGraphEventRecordNodeSetEvent)
-STUB(91, cuGraphEventWaitNodeGetEvent)
-STUB(92, cuGraphEventWaitNodeSetEvent)
-STUB(93, cuGraphExecBatchMemOpNodeSetParams)
-STUB(94, cuGraphExecChildGraphNodeSetParams)
-STUB(95, cuGraphExecDestroy)
-STUB(96, cuGraphExecEventRecordNodeSetEvent)
-STUB(97, cuGraphExecEventWaitNodeSetEvent)
-STUB(98, cuGraphExecExternalSemaphoresSignalNodeSetParams)
-STUB(99, cuGraphExecExternalSemaphoresWaitNodeSetParams)
-STUB(100, cuGraphExecGetFlags)
-STUB(101, cuGraphExecHostNodeSetParams)
-STUB(102, cuGraphExecKernelNodeSetParams)
-STUB(103, cuGraphExecMemcpyNodeSetParams)
-STUB(104, cuGraphExecMemsetNodeSetParams)
-STUB(105, cuGraphExecNodeSetParams)
-STUB(106, cuGraphExecUpdate)
-STUB(107, cuGraphExternalSemaphoresSignalNodeGetParams)
-STUB(108, cuGraphExternalSemaphoresSignalNodeSetParams)
-STUB(109, cuGraphExternalSemaphoresWaitNodeGetParams)
-STUB(110, cuGraphExternalSemaphoresWaitNodeSetParams)
-STUB(111, cuGraphGetEdges)
-STUB(112, cuGraphGetNodes)
-STUB(113, cuGraphGetRootNodes)
-STUB(114, cuGraphHostNodeGetParams)
-STUB(115, cuGraphHostNodeSetParams)
-STUB(116, cuGraphInstantiate)
-STUB(117, cuGraphInstantiateWithFlags)
-STUB(118, cuGraphInstantiateWithParams)
-STUB(119, cuGraphKernelNodeCopyAttributes)
-STUB(120, cuGraphKernelNodeGetAttribute)
-STUB(121, cuGraphKernelNodeGetParams)
-STUB(122, cuGraphKernelNodeSetAttribute)
-STUB(123, cuGraphKernelNodeSetParams)
-STUB(124, cuGraphLaunch)
-STUB(125, cuGraphMemAllocNodeGetParams)
-STUB(126, cuGraphMemFreeNodeGetParams)
-STUB(127, cuGraphMemcpyNodeGetParams)
-STUB(128, cuGraphMemcpyNodeSetParams)
-STUB(129, cuGraphMemsetNodeGetParams)
-STUB(130, cuGraphMemsetNodeSetParams)
-STUB(131, cuGraphNodeFindInClone)
-STUB(132, cuGraphNodeGetDependencies)
-STUB(133, cuGraphNodeGetDependentNodes)
-STUB(134, cuGraphNodeGetEnabled)
-STUB(135, cuGraphNodeGetType)
-STUB(136, cuGraphNodeSetEnabled)
-STUB(137, cuGraphNodeSetParams)
-STUB(138, cuGraphReleaseUserObject)
-STUB(139, cuGraphRemoveDependencies)
-STUB(140, cuGraphRetainUserObject)
-STUB(141, cuGraphUpload)
-STUB(142, cuGraphicsEGLRegisterImage)
-STUB(143, cuGraphicsGLRegisterBuffer)
-STUB(144, cuGraphicsGLRegisterImage)
-STUB(145, cuGraphicsMapResources)
-STUB(146, cuGraphicsResourceGetMappedEglFrame)
-STUB(147, cuGraphicsResourceGetMappedMipmappedArray)
-STUB(148, cuGraphicsResourceGetMappedPointer)
-STUB(149, cuGraphicsResourceSetMapFlags)
-STUB(150, cuGraphicsSubResourceGetMappedArray)
-STUB(151, cuGraphicsUnmapResources)
-STUB(152, cuGraphicsUnregisterResource)
-STUB(153, cuGraphicsVDPAURegisterOutputSurface)
-STUB(154, cuGraphicsVDPAURegisterVideoSurface)
-STUB(155, cuGreenCtxCreate)
-STUB(156, cuGreenCtxDestroy)
-STUB(157, cuGreenCtxGetDevResource)
-STUB(158, cuGreenCtxGetId)
-STUB(159, cuGreenCtxRecordEvent)
-STUB(160, cuGreenCtxStreamCreate)
-STUB(161, cuGreenCtxWaitEvent)
-STUB(162, cuImportExternalMemory)
-STUB(163, cuImportExternalSemaphore)
-STUB(164, cuIpcCloseMemHandle)
-STUB(165, cuIpcGetEventHandle)
-STUB(166, cuIpcGetMemHandle)
-STUB(167, cuIpcOpenEventHandle)
-STUB(168, cuIpcOpenMemHandle)
-STUB(169, cuLaunch)
-STUB(170, cuLaunchCooperativeKernelMultiDevice)
-STUB(171, cuLaunchGrid)
-STUB(172, cuLaunchGridAsync)
-STUB(173, cuLibraryEnumerateKernels)
-STUB(174, cuLibraryGetKernelCount)
-STUB(175, cuLibraryGetUnifiedFunction)
-STUB(176, cuLogsCurrent)
-STUB(177, cuLogsDumpToFile)
-STUB(178, cuLogsDumpToMemory)
-STUB(179, cuLogsRegisterCallback)
-STUB(180, cuLogsUnregisterCallback)
-STUB(181, cuMemBatchDecompressAsync)
-STUB(182, cuMemGetHandleForAddressRange)
-STUB(183, cuMemMapArrayAsync)
-STUB(184, cuMemPoolExportPointer)
-STUB(185, cuMemPoolExportToShareableHandle)
-STUB(186, cuMemPoolImportFromShareableHandle)
-STUB(187, cuMemPoolImportPointer)
-STUB(188, cuMemcpy3DBatchAsync)
-STUB(189, cuMemcpyBatchAsync)
-STUB(190, cuMipmappedArrayGetMemoryRequirements)
-STUB(191, cuMipmappedArrayGetSparseProperties)
-STUB(192, cuModuleEnumerateFunctions)
-STUB(193, cuModuleGetFunctionCount)
-STUB(194, cuMulticastAddDevice)
-STUB(195, cuMulticastBindAddr)
-STUB(196, cuMulticastBindMem)
-STUB(197, cuMulticastCreate)
-STUB(198, cuMulticastGetGranularity)
-STUB(199, cuMulticastUnbind)
-STUB(200, cuOccupancyMaxActiveClusters)
-STUB(201, cuOccupancyMaxPotentialClusterSize)
-STUB(202, cuParamSetSize)
-STUB(203, cuParamSetTexRef)
-STUB(204, cuParamSetf)
-STUB(205, cuParamSeti)
-STUB(206, cuParamSetv)
-STUB(207, cuPointerSetAttribute)
-STUB(208, cuSignalExternalSemaphoresAsync)
-STUB(209, cuStreamBatchMemOp)
-STUB(210, cuStreamBeginCapture)
-STUB(211, cuStreamBeginCaptureToGraph)
-STUB(212, cuStreamEndCapture)
-STUB(213, cuStreamGetGreenCtx)
-STUB(214, cuStreamGetId)
-STUB(215, cuStreamUpdateCaptureDependencies)
-STUB(216, cuStreamWaitValue32)
-STUB(217, cuStreamWaitValue64)
-STUB(218, cuStreamWriteValue32)
-STUB(219, cuStreamWriteValue64)
-STUB(220, cuTensorMapEncodeIm2col)
-STUB(221, cuTensorMapEncodeIm2colWide)
-STUB(222, cuTensorMapEncodeTiled)
-STUB(223, cuTensorMapReplaceAddress)
-STUB(224, cuTexRefCreate)
-STUB(225, cuTexRefDestroy)
-STUB(226, cuUserObjectCreate)
-STUB(227, cuUserObjectRelease)
-STUB(228, cuUserObjectRetain)
-STUB(229, cuVDPAUCtxCreate)
-STUB(230, cuVDPAUGetDevice)
-STUB(231, cuWaitExternalSemaphoresAsync)
+STUB(66, cuGraphAddExternalSemaphoresSignalNode)
+STUB(67, cuGraphAddExternalSemaphoresWaitNode)
+STUB(68, cuGraphAddMemAllocNode)
+STUB(69, cuGraphAddMemFreeNode)
+STUB(70, cuGraphBatchMemOpNodeGetParams)
+STUB(71, cuGraphBatchMemOpNodeSetParams)
+STUB(72, cuGraphConditionalHandleCreate)
+STUB(73, cuGraphExecBatchMemOpNodeSetParams)
+STUB(74, cuGraphExecExternalSemaphoresSignalNodeSetParams)
+STUB(75, cuGraphExecExternalSemaphoresWaitNodeSetParams)
+STUB(76, cuGraphExternalSemaphoresSignalNodeGetParams)
+STUB(77, cuGraphExternalSemaphoresSignalNodeSetParams)
+STUB(78, cuGraphExternalSemaphoresWaitNodeGetParams)
+STUB(79, cuGraphExternalSemaphoresWaitNodeSetParams)
+STUB(80, cuGraphMemAllocNodeGetParams)
+STUB(81, cuGraphMemFreeNodeGetParams)
+STUB(82, cuGraphReleaseUserObject)
+STUB(83, cuGraphRetainUserObject)
+STUB(84, cuGraphicsEGLRegisterImage)
+STUB(85, cuGraphicsGLRegisterBuffer)
+STUB(86, cuGraphicsGLRegisterImage)
+STUB(87, cuGraphicsMapResources)
+STUB(88, cuGraphicsResourceGetMappedEglFrame)
+STUB(89, cuGraphicsResourceGetMappedMipmappedArray)
+STUB(90, cuGraphicsResourceGetMappedPointer)
+STUB(91, cuGraphicsResourceSetMapFlags)
+STUB(92, cuGraphicsSubResourceGetMappedArray)
+STUB(93, cuGraphicsUnmapResources)
+STUB(94, cuGraphicsUnregisterResource)
+STUB(95, cuGraphicsVDPAURegisterOutputSurface)
+STUB(96, cuGraphicsVDPAURegisterVideoSurface)
+STUB(97, cuGreenCtxCreate)
+STUB(98, cuGreenCtxDestroy)
+STUB(99, cuGreenCtxGetDevResource)
+STUB(100, cuGreenCtxGetId)
+STUB(101, cuGreenCtxRecordEvent)
+STUB(102, cuGreenCtxStreamCreate)
+STUB(103, cuGreenCtxWaitEvent)
+STUB(104, cuImportExternalMemory)
+STUB(105, cuImportExternalSemaphore)
+STUB(106, cuIpcCloseMemHandle)
+STUB(107, cuIpcGetEventHandle)
+STUB(108, cuIpcGetMemHandle)
+STUB(109, cuIpcOpenEventHandle)
+STUB(110, cuIpcOpenMemHandle)
+STUB(111, cuLaunch)
+STUB(112, cuLaunchCooperativeKernelMultiDevice)
+STUB(113, cuLaunchGrid)
+STUB(114, cuLaunchGridAsync)
+STUB(115, cuLibraryEnumerateKernels)
+STUB(116, cuLibraryGetKernelCount)
+STUB(117, cuLibraryGetUnifiedFunction)
+STUB(118, cuLogsCurrent)
+STUB(119, cuLogsDumpToFile)
+STUB(120, cuLogsDumpToMemory)
+STUB(121, cuLogsRegisterCallback)
+STUB(122, cuLogsUnregisterCallback)
+STUB(123, cuMemBatchDecompressAsync)
+STUB(124, cuMemGetHandleForAddressRange)
+STUB(125, cuMemMapArrayAsync)
+STUB(126, cuMemPoolExportPointer)
+STUB(127, cuMemPoolExportToShareableHandle)
+STUB(128, cuMemPoolImportFromShareableHandle)
+STUB(129, cuMemPoolImportPointer)
+STUB(130, cuMemcpy3DBatchAsync)
+STUB(131, cuMemcpyBatchAsync)
+STUB(132, cuMipmappedArrayGetMemoryRequirements)
+STUB(133, cuMipmappedArrayGetSparseProperties)
+STUB(134, cuModuleEnumerateFunctions)
+STUB(135, cuModuleGetFunctionCount)
+STUB(136, cuMulticastAddDevice)
+STUB(137, cuMulticastBindAddr)
+STUB(138, cuMulticastBindMem)
+STUB(139, cuMulticastCreate)
+STUB(140, cuMulticastGetGranularity)
+STUB(141, cuMulticastUnbind)
+STUB(142, cuOccupancyMaxActiveClusters)
+STUB(143, cuOccupancyMaxPotentialClusterSize)
+STUB(144, cuParamSetSize)
+STUB(145, cuParamSetTexRef)
+STUB(146, cuParamSetf)
+STUB(147, cuParamSeti)
+STUB(148, cuParamSetv)
+STUB(149, cuPointerSetAttribute)
+STUB(150, cuSignalExternalSemaphoresAsync)
+STUB(151, cuStreamBatchMemOp)
+STUB(152, cuStreamGetGreenCtx)
+STUB(153, cuStreamGetId)
+STUB(154, cuStreamWaitValue32)
+STUB(155, cuStreamWaitValue64)
+STUB(156, cuStreamWriteValue32)
+STUB(157, cuStreamWriteValue64)
+STUB(158, cuTensorMapEncodeIm2col)
+STUB(159, cuTensorMapEncodeIm2colWide)
+STUB(160, cuTensorMapEncodeTiled)
+STUB(161, cuTensorMapReplaceAddress)
+STUB(162, cuTexRefCreate)
+STUB(163, cuTexRefDestroy)
+STUB(164, cuUserObjectCreate)
+STUB(165, cuUserObjectRelease)
+STUB(166, cuUserObjectRetain)
+STUB(167, cuVDPAUCtxCreate)
+STUB(168, cuVDPAUGetDevice)
+STUB(169, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -275,16 +213,16 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuDevSmResourceSplitByCount", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDevSmResourceSplitByCount},
     {"cuDeviceGetDevResource", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetDevResource},
     {"cuDeviceGetExecAffinitySupport", "execution affinity is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetExecAffinitySupport},
-    {"cuDeviceGetGraphMemAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetGraphMemAttribute},
+    {"cuDeviceGetGraphMemAttribute", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to report", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetGraphMemAttribute},
     {"cuDeviceGetHostAtomicCapabilities", "host atomic capability queries are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetHostAtomicCapabilities},
     {"cuDeviceGetLuid", "LUIDs exist on Windows only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetLuid},
     {"cuDeviceGetNvSciSyncAttributes", "no NvSciSync on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetNvSciSyncAttributes},
     {"cuDeviceGetP2PAtomicCapabilities", "one device only: no peer access", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetP2PAtomicCapabilities},
     {"cuDeviceGetP2PAttribute", "one device only: no peer access", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetP2PAttribute},
     {"cuDeviceGetTexture1DLinearMaxWidth", "not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGetTexture1DLinearMaxWidth},
-    {"cuDeviceGraphMemTrim", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGraphMemTrim},
+    {"cuDeviceGraphMemTrim", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to trim", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceGraphMemTrim},
     {"cuDeviceRegisterAsyncNotification", "asynchronous device notifications are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceRegisterAsyncNotification},
-    {"cuDeviceSetGraphMemAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceSetGraphMemAttribute},
+    {"cuDeviceSetGraphMemAttribute", "graph memory nodes (cuGraphAddMemAllocNode) are not implemented, so there is no graph memory to reset", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceSetGraphMemAttribute},
     {"cuDeviceUnregisterAsyncNotification", "asynchronous device notifications are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuDeviceUnregisterAsyncNotification},
     {"cuEGLStreamConsumerAcquireFrame", "no EGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuEGLStreamConsumerAcquireFrame},
     {"cuEGLStreamConsumerConnect", "no EGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuEGLStreamConsumerConnect},
@@ -311,83 +249,25 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuGLUnmapBufferObject", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnmapBufferObject},
     {"cuGLUnmapBufferObjectAsync", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnmapBufferObjectAsync},
     {"cuGLUnregisterBufferObject", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGLUnregisterBufferObject},
-    {"cuGraphAddBatchMemOpNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddBatchMemOpNode},
-    {"cuGraphAddChildGraphNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddChildGraphNode},
-    {"cuGraphAddDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddDependencies},
-    {"cuGraphAddEmptyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEmptyNode},
-    {"cuGraphAddEventRecordNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEventRecordNode},
-    {"cuGraphAddEventWaitNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddEventWaitNode},
-    {"cuGraphAddExternalSemaphoresSignalNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresSignalNode},
-    {"cuGraphAddExternalSemaphoresWaitNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresWaitNode},
-    {"cuGraphAddHostNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddHostNode},
-    {"cuGraphAddKernelNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddKernelNode},
-    {"cuGraphAddMemAllocNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemAllocNode},
-    {"cuGraphAddMemFreeNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemFreeNode},
-    {"cuGraphAddMemcpyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemcpyNode},
-    {"cuGraphAddMemsetNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemsetNode},
-    {"cuGraphAddNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddNode},
-    {"cuGraphBatchMemOpNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeGetParams},
-    {"cuGraphBatchMemOpNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeSetParams},
-    {"cuGraphChildGraphNodeGetGraph", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphChildGraphNodeGetGraph},
-    {"cuGraphClone", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphClone},
-    {"cuGraphConditionalHandleCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphConditionalHandleCreate},
-    {"cuGraphCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphCreate},
-    {"cuGraphDebugDotPrint", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDebugDotPrint},
-    {"cuGraphDestroy", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDestroy},
-    {"cuGraphDestroyNode", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphDestroyNode},
-    {"cuGraphEventRecordNodeGetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventRecordNodeGetEvent},
-    {"cuGraphEventRecordNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventRecordNodeSetEvent},
-    {"cuGraphEventWaitNodeGetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventWaitNodeGetEvent},
-    {"cuGraphEventWaitNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphEventWaitNodeSetEvent},
-    {"cuGraphExecBatchMemOpNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecBatchMemOpNodeSetParams},
-    {"cuGraphExecChildGraphNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecChildGraphNodeSetParams},
-    {"cuGraphExecDestroy", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecDestroy},
-    {"cuGraphExecEventRecordNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecEventRecordNodeSetEvent},
-    {"cuGraphExecEventWaitNodeSetEvent", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecEventWaitNodeSetEvent},
-    {"cuGraphExecExternalSemaphoresSignalNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresSignalNodeSetParams},
-    {"cuGraphExecExternalSemaphoresWaitNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresWaitNodeSetParams},
-    {"cuGraphExecGetFlags", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecGetFlags},
-    {"cuGraphExecHostNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecHostNodeSetParams},
-    {"cuGraphExecKernelNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecKernelNodeSetParams},
-    {"cuGraphExecMemcpyNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecMemcpyNodeSetParams},
-    {"cuGraphExecMemsetNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecMemsetNodeSetParams},
-    {"cuGraphExecNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecNodeSetParams},
-    {"cuGraphExecUpdate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecUpdate},
-    {"cuGraphExternalSemaphoresSignalNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeGetParams},
-    {"cuGraphExternalSemaphoresSignalNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeSetParams},
-    {"cuGraphExternalSemaphoresWaitNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeGetParams},
-    {"cuGraphExternalSemaphoresWaitNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeSetParams},
-    {"cuGraphGetEdges", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetEdges},
-    {"cuGraphGetNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetNodes},
-    {"cuGraphGetRootNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphGetRootNodes},
-    {"cuGraphHostNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphHostNodeGetParams},
-    {"cuGraphHostNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphHostNodeSetParams},
-    {"cuGraphInstantiate", "CUDA 10/11 ABI; CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiate},
-    {"cuGraphInstantiateWithFlags", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiateWithFlags},
-    {"cuGraphInstantiateWithParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphInstantiateWithParams},
-    {"cuGraphKernelNodeCopyAttributes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeCopyAttributes},
-    {"cuGraphKernelNodeGetAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeGetAttribute},
-    {"cuGraphKernelNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeGetParams},
-    {"cuGraphKernelNodeSetAttribute", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeSetAttribute},
-    {"cuGraphKernelNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphKernelNodeSetParams},
-    {"cuGraphLaunch", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphLaunch},
-    {"cuGraphMemAllocNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemAllocNodeGetParams},
-    {"cuGraphMemFreeNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemFreeNodeGetParams},
-    {"cuGraphMemcpyNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemcpyNodeGetParams},
-    {"cuGraphMemcpyNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemcpyNodeSetParams},
-    {"cuGraphMemsetNodeGetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemsetNodeGetParams},
-    {"cuGraphMemsetNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemsetNodeSetParams},
-    {"cuGraphNodeFindInClone", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeFindInClone},
-    {"cuGraphNodeGetDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetDependencies},
-    {"cuGraphNodeGetDependentNodes", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetDependentNodes},
-    {"cuGraphNodeGetEnabled", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetEnabled},
-    {"cuGraphNodeGetType", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeGetType},
-    {"cuGraphNodeSetEnabled", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeSetEnabled},
-    {"cuGraphNodeSetParams", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphNodeSetParams},
-    {"cuGraphReleaseUserObject", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphReleaseUserObject},
-    {"cuGraphRemoveDependencies", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRemoveDependencies},
-    {"cuGraphRetainUserObject", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRetainUserObject},
-    {"cuGraphUpload", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphUpload},
+    {"cuGraphAddBatchMemOpNode", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddBatchMemOpNode},
+    {"cuGraphAddExternalSemaphoresSignalNode", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresSignalNode},
+    {"cuGraphAddExternalSemaphoresWaitNode", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddExternalSemaphoresWaitNode},
+    {"cuGraphAddMemAllocNode", "graph memory nodes (allocation owned by the graph, freed by a free node or cuMemFreeAsync) are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemAllocNode},
+    {"cuGraphAddMemFreeNode", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphAddMemFreeNode},
+    {"cuGraphBatchMemOpNodeGetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeGetParams},
+    {"cuGraphBatchMemOpNodeSetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphBatchMemOpNodeSetParams},
+    {"cuGraphConditionalHandleCreate", "conditional graph nodes (IF/WHILE/SWITCH) are not implemented: device code sets the condition by calling the extern function cudaGraphSetConditional(.b64 handle, .b32 value) (nvcc's PTX), which the compiler does not provide yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphConditionalHandleCreate},
+    {"cuGraphExecBatchMemOpNodeSetParams", "batch memory operation nodes need cuStreamBatchMemOp, which is refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecBatchMemOpNodeSetParams},
+    {"cuGraphExecExternalSemaphoresSignalNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExecExternalSemaphoresWaitNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExecExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphExternalSemaphoresSignalNodeGetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeGetParams},
+    {"cuGraphExternalSemaphoresSignalNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresSignalNodeSetParams},
+    {"cuGraphExternalSemaphoresWaitNodeGetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeGetParams},
+    {"cuGraphExternalSemaphoresWaitNodeSetParams", "external semaphore nodes need external semaphores, which are refused", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphExternalSemaphoresWaitNodeSetParams},
+    {"cuGraphMemAllocNodeGetParams", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemAllocNodeGetParams},
+    {"cuGraphMemFreeNodeGetParams", "graph memory nodes are not implemented yet", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphMemFreeNodeGetParams},
+    {"cuGraphReleaseUserObject", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphReleaseUserObject},
+    {"cuGraphRetainUserObject", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphRetainUserObject},
     {"cuGraphicsEGLRegisterImage", "no EGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsEGLRegisterImage},
     {"cuGraphicsGLRegisterBuffer", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsGLRegisterBuffer},
     {"cuGraphicsGLRegisterImage", "no OpenGL interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuGraphicsGLRegisterImage},
@@ -456,12 +336,8 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuPointerSetAttribute", "CU_POINTER_ATTRIBUTE_SYNC_MEMOPS is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuPointerSetAttribute},
     {"cuSignalExternalSemaphoresAsync", "no external memory/semaphore import (Vulkan, D3D, NvSci) on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuSignalExternalSemaphoresAsync},
     {"cuStreamBatchMemOp", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBatchMemOp},
-    {"cuStreamBeginCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCapture},
-    {"cuStreamBeginCaptureToGraph", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamBeginCaptureToGraph},
-    {"cuStreamEndCapture", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamEndCapture},
     {"cuStreamGetGreenCtx", "green contexts (SM partitions) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetGreenCtx},
     {"cuStreamGetId", "not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamGetId},
-    {"cuStreamUpdateCaptureDependencies", "stream capture (CUDA graphs) is not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamUpdateCaptureDependencies},
     {"cuStreamWaitValue32", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue32},
     {"cuStreamWaitValue64", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWaitValue64},
     {"cuStreamWriteValue32", "stream memory operations (wait/write value) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuStreamWriteValue32},
@@ -472,9 +348,9 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuTensorMapReplaceAddress", "tensor maps (TMA descriptors) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTensorMapReplaceAddress},
     {"cuTexRefCreate", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefCreate},
     {"cuTexRefDestroy", "removed from the CUDA runtime; texture references come from cuModuleGetTexRef only", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuTexRefDestroy},
-    {"cuUserObjectCreate", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectCreate},
-    {"cuUserObjectRelease", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRelease},
-    {"cuUserObjectRetain", "CUDA graphs are not implemented yet (issue 15)", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRetain},
+    {"cuUserObjectCreate", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectCreate},
+    {"cuUserObjectRelease", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRelease},
+    {"cuUserObjectRetain", "graph user objects are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuUserObjectRetain},
     {"cuVDPAUCtxCreate", "no VDPAU interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuVDPAUCtxCreate},
     {"cuVDPAUGetDevice", "no VDPAU interoperability on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuVDPAUGetDevice},
     {"cuWaitExternalSemaphoresAsync", "no external memory/semaphore import (Vulkan, D3D, NvSci) on these backends", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuWaitExternalSemaphoresAsync},

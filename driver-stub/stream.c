@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
+#include "graph.h"   /* stream capture hooks */
 
 static pthread_mutex_t obj_lock = PTHREAD_MUTEX_INITIALIZER;
 static void **objs;   /* streams and events, for release with their context */
@@ -132,6 +132,7 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     if (!p2n_drv_is_live(hStream, P2N_MAGIC_STREAM))
         return CUDA_ERROR_INVALID_HANDLE;
     p2n_stream *s = (p2n_stream *)hStream;
+    p2n_drv_capture_stream_gone(hStream);
     obj_remove(s);
     p2n_drv_unregister(s);
     s->magic = 0;
@@ -151,6 +152,8 @@ static CUresult stream_sync(CUstream hStream)
     if (r != CUDA_SUCCESS)
         return r;
     r = p2n_drv_check_stream(hStream, c);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_sync_check(hStream);   /* a capturing stream has nothing to wait for */
     if (r != CUDA_SUCCESS)
         return r;
     return p2n_drv_ctx_sync(c);
@@ -165,7 +168,8 @@ static CUresult stream_query(CUstream hStream)
     CUresult r = p2n_drv_get_ctx(NULL, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_check_stream(hStream, c);   /* all work is complete */
+    r = p2n_drv_check_stream(hStream, c);
+    return r != CUDA_SUCCESS ? r : p2n_drv_capture_sync_check(hStream);   /* all work is complete */
 }
 
 CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream); }
@@ -182,7 +186,16 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned fla
         return r;
     if (!p2n_drv_is_live(hEvent, P2N_MAGIC_EVENT))
         return CUDA_ERROR_INVALID_HANDLE;
-    return CUDA_SUCCESS;
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (flags & CU_EVENT_WAIT_EXTERNAL) {   /* an event wait node; the flag is invalid outside a capture */
+        if (!p2n_drv_capture_active(hStream))
+            return CUDA_ERROR_INVALID_VALUE;
+        return p2n_drv_capture_event_node(hStream, hEvent, CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+    }
+    int captured = 0;   /* an event recorded in a capture: fork into / join the capture */
+    r = p2n_drv_capture_wait_event(hStream, hEvent, &captured);
+    return r != CUDA_SUCCESS || captured ? r : p2n_drv_capture_legacy_check(hStream);
 }
 
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -260,43 +273,27 @@ static CUresult stream_get_device(CUstream hStream, CUdevice *device)
 CUresult cuStreamGetDevice(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 CUresult cuStreamGetDevice_ptsz(CUstream hStream, CUdevice *device) { return stream_get_device(hStream, device); }
 
-/* ---- stream capture state: cuStreamBeginCapture is refused (CUDA graphs are not implemented), so no stream is
- * ever capturing; libraries ask before they allocate or synchronise, and must get that answer, not an error ---- */
+/* ---- stream capture state (graph_capture_state.c): libraries ask before they allocate or synchronise ---- */
 
-static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
 {
     p2n_ctx *c;
     CUresult r = stream_lookup(hStream, status, &c);
     if (r != CUDA_SUCCESS)
         return r;
-    *status = CU_STREAM_CAPTURE_STATUS_NONE;
-    return CUDA_SUCCESS;
+    return p2n_drv_capture_query(hStream, status, id, graph, deps, edges, ndeps);
+}
+
+static CUresult capture_status(CUstream hStream, CUstreamCaptureStatus *status)
+{
+    return capture_info(hStream, status, NULL, NULL, NULL, NULL, NULL);
 }
 
 CUresult cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 { return capture_status(hStream, captureStatus); }
 CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus)
 { return capture_status(hStream, captureStatus); }
-
-/* the three ABIs: the rest of the answer is defined only while capturing; it is zeroed */
-static CUresult capture_info(CUstream hStream, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
-                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
-{
-    CUresult r = capture_status(hStream, status);
-    if (r != CUDA_SUCCESS)
-        return r;
-    if (id)
-        *id = 0;
-    if (graph)
-        *graph = NULL;
-    if (deps)
-        *deps = NULL;
-    if (edges)
-        *edges = NULL;
-    if (ndeps)
-        *ndeps = 0;
-    return CUDA_SUCCESS;
-}
 
 CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
 { return capture_info(hStream, captureStatus_out, id_out, NULL, NULL, NULL, NULL); }
@@ -326,9 +323,8 @@ CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus 
                         numDependencies_out);
 }
 
-/* the calling thread's capture-interaction mode (what it may do while another stream captures): kept per thread
- * and exchanged, as CUDA does; with no capture it restricts nothing */
-static _Thread_local CUstreamCaptureMode thread_capture_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+/* the calling thread's capture-interaction mode (what it may do while streams capture): kept per thread by
+ * graph_capture_state.c and exchanged, as CUDA does */
 
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
@@ -337,9 +333,7 @@ CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
         return r;
     if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
         return CUDA_ERROR_INVALID_VALUE;
-    CUstreamCaptureMode old = thread_capture_mode;
-    thread_capture_mode = *mode;
-    *mode = old;
+    *mode = p2n_drv_capture_exchange_mode(*mode);
     return CUDA_SUCCESS;
 }
 
@@ -509,6 +503,11 @@ static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
         return r;
     if (!fn)
         return CUDA_ERROR_INVALID_VALUE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_capture_active(hStream))
+        return p2n_drv_capture_host(hStream, fn, NULL, userData);
     fn(userData);
     return CUDA_SUCCESS;
 }
@@ -529,6 +528,11 @@ static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback,
         return r;
     if (!callback || flags != 0)
         return CUDA_ERROR_INVALID_VALUE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_capture_active(hStream))
+        return p2n_drv_capture_host(hStream, NULL, callback, userData);
     callback(hStream, c->sticky, userData);
     return CUDA_SUCCESS;
 }
@@ -573,7 +577,7 @@ static CUresult get_event(CUevent h, p2n_event **out)
     return CUDA_SUCCESS;
 }
 
-static CUresult event_record(CUevent hEvent, CUstream hStream)
+static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned flags)
 {
     p2n_ctx *c;
     CUresult r = p2n_drv_get_ctx(NULL, &c);
@@ -588,22 +592,34 @@ static CUresult event_record(CUevent hEvent, CUstream hStream)
         return r;
     if (e->ctx != c)
         return CUDA_ERROR_INVALID_HANDLE;
+    r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (flags & ~(unsigned)CU_EVENT_RECORD_EXTERNAL)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_capture_active(hStream))   /* an event record node, or the event stands for the capture so far */
+        return flags & CU_EVENT_RECORD_EXTERNAL
+                   ? p2n_drv_capture_event_node(hStream, hEvent, CU_GRAPH_NODE_TYPE_EVENT_RECORD)
+                   : p2n_drv_capture_event_record(hStream, hEvent);
+    p2n_drv_capture_event_use(hEvent, 1);  /* recorded outside a capture again */
     e->recorded = 1;
     e->time_ms = p2n_drv_now_ms();
     return CUDA_SUCCESS;
 }
 
-CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
-CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream); }
+CUresult cuEventRecord(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream, 0); }
+CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream) { return event_record(hEvent, hStream, 0); }
 CUresult cuEventRecordWithFlags(CUevent hEvent, CUstream hStream, unsigned int flags)
-{ return event_record(hEvent, hStream); }
+{ return event_record(hEvent, hStream, flags); }
 CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned int flags)
-{ return event_record(hEvent, hStream); }
+{ return event_record(hEvent, hStream, flags); }
 
 CUresult cuEventQuery(CUevent hEvent)
 {
     p2n_event *e;
     CUresult r = get_event(hEvent, &e);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
     return e->ctx->sticky;
@@ -613,6 +629,8 @@ CUresult cuEventSynchronize(CUevent hEvent)
 {
     p2n_event *e;
     CUresult r = get_event(hEvent, &e);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
     return p2n_drv_ctx_sync(e->ctx);
@@ -647,6 +665,7 @@ CUresult cuEventDestroy_v2(CUevent hEvent)
     CUresult r = get_event(hEvent, &e);
     if (r != CUDA_SUCCESS)
         return r;
+    p2n_drv_capture_event_use(hEvent, 1);
     obj_remove(e);
     p2n_drv_unregister(e);
     e->magic = 0;
