@@ -171,7 +171,7 @@ bool emit_cvt(emit_ctx *E, const ir_ins *ins) {
         LLVMTypeRef wt = LLVMIntTypeInContext(E->C, ww);
         LLVMValueRef x = resize(E, v, wt, ss);
         if (sat) {
-            int64_t lo = t_signed(dt) ? -(int64_t)(1ull << (dw - 1)) : 0;
+            int64_t lo = t_signed(dt) ? (int64_t)(~0ull << (dw - 1)) : 0; /* -2^(dw-1); negating INT64_MIN would be UB */
             uint64_t hi = t_signed(dt) ? (1ull << (dw - 1)) - 1 : (dw == 64 ? ~0ull : (1ull << dw) - 1);
             uint64_t smax = ww == 64 ? 0x7fffffffffffffffull : (1ull << (ww - 1)) - 1;
             LLVMValueRef clo = LLVMConstInt(wt, (uint64_t)lo, 1), chi = LLVMConstInt(wt, hi, 0);
