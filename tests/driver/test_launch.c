@@ -110,8 +110,23 @@ int main(int argc, char **argv)
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
     TRUE(v > 0);
+    /* PTX_VERSION is the virtual architecture of `.target sm_80`, not the ISA of `.version 9.0`: CUB picks its
+     * tuning policy by it and fails with cudaErrorInvalidDeviceFunction when it matches no compiled arch */
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
-    TRUE(hostobj || v == 90);
+    TRUE(hostobj || v == 80);
+    if (!hostobj) {
+        static const char sm75_ptx[] =
+            ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k75() { ret; }\n";
+        CUmodule m75;
+        CUfunction f75;
+        OK(cuModuleLoadData(&m75, sm75_ptx));
+        OK(cuModuleGetFunction(&f75, m75, "k75"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, f75));
+        TRUE(v == 75);
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f75));
+        TRUE(v == 80); /* the code it was compiled to runs as the device's architecture */
+        OK(cuModuleUnload(m75));
+    }
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
     TRUE(v == 80);
     OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536));
