@@ -126,6 +126,30 @@ int main(int argc, char **argv)
         OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f75));
         TRUE(v == 80); /* the code it was compiled to runs as the device's architecture */
         OK(cuModuleUnload(m75));
+
+        /* SHARED_SIZE_BYTES is each kernel's own static shared memory (module statics + its entry's), not the sum
+         * over the module's kernels: with the sum, CUB's 49-kernel module had 335 KiB on every kernel, occupancy
+         * 0 and a grid of 0 blocks (cudaErrorInvalidValue) */
+        static const char smem_ptx[] =
+            ".version 8.0\n.target sm_80\n.address_size 64\n"
+            ".shared .align 4 .b8 common[64];\n"
+            ".visible .entry small() { .shared .align 4 .b8 s1[1000]; ret; }\n"
+            ".visible .entry large() { .shared .align 8 .b8 s2[40000]; .shared .align 4 .b8 s3[3]; ret; }\n";
+        CUmodule ms;
+        CUfunction fs, fl;
+        OK(cuModuleLoadData(&ms, smem_ptx));
+        OK(cuModuleGetFunction(&fs, ms, "small"));
+        OK(cuModuleGetFunction(&fl, ms, "large"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fs));
+        TRUE(v == 64 + 1000);
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fl));
+        TRUE(v == 64 + 40000 + 3);
+        /* 48 KiB less the kernel's own statics are left for dynamic shared memory without opting in */
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fs));
+        TRUE(v == 48 * 1024 - (64 + 1000));
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, fs, 128, 0));
+        TRUE(v > 0);
+        OK(cuModuleUnload(ms));
     }
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
     TRUE(v == 80);
