@@ -150,6 +150,40 @@ int main(int argc, char **argv)
         OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, fs, 128, 0));
         TRUE(v > 0);
         OK(cuModuleUnload(ms));
+
+        /* five kernels of 48000 static bytes each: the module's statics (240000 bytes) exceed the 227 KiB a
+         * block may have, each kernel's do not, so each launches (on the CPU, the window holds them all) */
+        static const char big_ptx[] =
+            ".version 8.0\n.target sm_80\n.address_size 64\n"
+            ".visible .entry b1(.param .u64 out) { .shared .align 4 .b8 s[48000]; .reg .b64 %rd<3>; .reg .b32 %r<2>;\n"
+            "  mov.u32 %r1, 7; st.shared.u32 [s+47996], %r1; bar.sync 0; ld.shared.u32 %r1, [s+47996];\n"
+            "  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1; st.global.u32 [%rd2], %r1; ret; }\n"
+            ".visible .entry b2() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b3() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b4() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b5() { .shared .align 4 .b8 s[48000]; ret; }\n";
+        CUmodule mb;
+        CUfunction fb;
+        CUdeviceptr dout;
+        OK(cuModuleLoadData(&mb, big_ptx));
+        OK(cuModuleGetFunction(&fb, mb, "b1"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fb));
+        TRUE(v == 48000);
+        OK(cuMemAlloc(&dout, 4));
+        OK(cuMemsetD32(dout, 0, 1));
+        void *bargs[] = {&dout};
+        OK(cuLaunchKernel(fb, 2, 1, 1, 32, 1, 1, 0, NULL, bargs, NULL));
+        OK(cuCtxSynchronize());
+        unsigned got = 0;
+        OK(cuMemcpyDtoH(&got, dout, 4));
+        TRUE(got == 7);
+        /* opted in, 48000 static + 100 KiB dynamic run (the window is larger still); more than opted in is refused */
+        OK(cuFuncSetAttribute(fb, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100 * 1024));
+        OK(cuLaunchKernel(fb, 1, 1, 1, 32, 1, 1, 100 * 1024, NULL, bargs, NULL));
+        EXPECT(cuLaunchKernel(fb, 1, 1, 1, 32, 1, 1, 120 * 1024, NULL, bargs, NULL), CUDA_ERROR_INVALID_VALUE);
+        OK(cuCtxSynchronize());
+        OK(cuMemFree(dout));
+        OK(cuModuleUnload(mb));
     }
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
     TRUE(v == 80);
