@@ -277,6 +277,10 @@ static void load_container(const p2n_fb_container *c, const jit_opts *j, load_ou
         snprintf(why, sizeof why, "fatbin container at %p: the device lacks features (P2N_LACKS_* 0x%x) that "
                  "ahead-of-time code may use", (const void *)c->data, j->popt.device_lacks);
     else if (p2n_drv_native_code(c->data, c->size, p2n_drv.be->code_arch, &o->image, &o->size, why, sizeof why)) {
+        /* PTX_VERSION as if the JIT had compiled it: the arch of the PTX entry this device would pick */
+        int above = 0, pidx = p2n_fb_select_ptx(c, (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor), &above);
+        if (pidx >= 0)
+            o->ptx_target = (int)c->entries[pidx].arch;
         o->r = CUDA_SUCCESS;
         return;
     }
