@@ -52,7 +52,7 @@
  * must not load such an object; the runtime loads versions 1..3); 4: p2n_kernel_desc.coro_entry,
  * P2N_KERNEL_CORO, p2n_thread_ctx.suspend and the rt slots coro_frame/coro_result (the runtime loads 1..4);
  * 5: p2n_thread_ctx.grid_workspace (%envreg1/%envreg2: code may read it, so a runtime of version 4 must not load
- * such an object; the runtime loads 1..5) */
+ * such an object) and p2n_kernel_desc.own_smem_bytes (the runtime loads 1..5) */
 #define P2N_HOST_ABI_VERSION 5u
 
 typedef struct p2n_thread_ctx {
@@ -204,6 +204,12 @@ typedef struct p2n_kernel_desc {
     void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx);
     /* version 4: the coroutine entry (see above); NULL when the kernel has none */
     void (*coro_entry)(const uint8_t *params, p2n_thread_ctx *ctx);
+    /* version 5: the static shared bytes this kernel can name (statics of module or .func scope, then its own
+     * entry-scope ones), i.e. CUDA's CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, used for occupancy and launch limits.
+     * static_smem_bytes stays the module-wide window the code addresses: with one window for a module of many
+     * kernels (CUB's: 49 kernels, 335 KiB together), reporting that as every kernel's own usage made occupancy 0
+     * and every launch beyond the shared-memory limit. */
+    uint32_t own_smem_bytes;
 } p2n_kernel_desc;
 
 typedef struct p2n_global_desc {

@@ -47,7 +47,7 @@ typedef struct p2n_module {
     uint32_t magic;
     p2n_ctx *ctx;                   /* NULL for a library loaded without a context */
     p2n_bk_module *bk;
-    int ptx_version;                /* major*10+minor of the PTX it came from; 0 = unknown */
+    int ptx_target;                 /* XX of the `.target sm_XX` of the PTX it came from; 0 = unknown */
     uint8_t *image;                 /* the code object bytes (kept while the module lives) */
     size_t nfuncs, capfuncs;
     p2n_func **funcs;               /* handles handed out, one per kernel name */

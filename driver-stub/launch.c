@@ -292,7 +292,8 @@ static CUresult func_attribute(int *pi, CUfunction_attribute attrib, p2n_func *f
     case CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES: *pi = (int)ki->local_bytes; break;
     case CU_FUNC_ATTRIBUTE_NUM_REGS: *pi = ki->num_regs ? (int)ki->num_regs : 32; break;
     case CU_FUNC_ATTRIBUTE_PTX_VERSION:
-        *pi = f->module->ptx_version ? f->module->ptx_version : p2n_drv.cc_major * 10 + p2n_drv.cc_minor;
+        /* the virtual architecture (`.target`), not the PTX ISA version: see parse_ptx_target (module.c) */
+        *pi = f->module->ptx_target ? f->module->ptx_target : p2n_drv.cc_major * 10 + p2n_drv.cc_minor;
         break;
     case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *pi = p2n_drv.cc_major * 10 + p2n_drv.cc_minor; break;
     case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;

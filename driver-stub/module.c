@@ -20,6 +20,7 @@
  * Modules and libraries are the same object here: a CUlibrary is a p2n_module, a CUkernel is a p2n_func
  * (cudart passes CUkernel handles as CUfunction, so they must be interchangeable).
  */
+#include <ctype.h>
 #include <elf.h>
 #include <errno.h>
 #include <stdio.h>
@@ -163,22 +164,25 @@ static void write_log(char *buf, size_t size, int idx, void **vals, const char *
         vals[idx] = (void *)(uintptr_t)(n + 1);
 }
 
-static int parse_ptx_version(const char *ptx, size_t len)
+/* The virtual architecture a PTX text was written for: `.target sm_80` -> 80 (`sm_90a`, `sm_100f` -> 90, 100); 0 when
+ * it names none. This, not the PTX ISA of `.version`, is what CUDA reports as a function's PTX_VERSION
+ * (cudaFuncAttributes::ptxVersion): CUB multiplies it by 10 and dispatches to the tuning policy compiled for that
+ * entry of __CUDA_ARCH_LIST__ (800 for -arch=sm_80), answering cudaErrorInvalidDeviceFunction when none matches. */
+static int parse_ptx_target(const char *ptx, size_t len)
 {
     const char *end = ptx + len;
-    for (const char *p = ptx; p + 8 < end; p++) {
-        if (memcmp(p, ".version", 8) == 0) {
-            int maj = 0, min = 0;
-            char tmp[32];
-            size_t k = (size_t)(end - (p + 8));
-            if (k > sizeof tmp - 1)
-                k = sizeof tmp - 1;
-            memcpy(tmp, p + 8, k);
-            tmp[k] = 0;
-            if (sscanf(tmp, " %d.%d", &maj, &min) == 2)
-                return maj * 10 + min;
+    for (const char *p = ptx; p + 7 < end; p++) {
+        if (memcmp(p, ".target", 7) != 0 || (p > ptx && !isspace((unsigned char)p[-1])))
+            continue;
+        const char *q = p + 7;
+        while (q < end && (*q == ' ' || *q == '\t'))
+            q++;
+        if (end - q < 4 || memcmp(q, "sm_", 3) != 0 || !isdigit((unsigned char)q[3]))
             return 0;
-        }
+        int arch = 0;
+        for (q += 3; q < end && isdigit((unsigned char)*q) && arch < 100000; q++)
+            arch = arch * 10 + (*q - '0');
+        return arch;
     }
     return 0;
 }
@@ -190,7 +194,7 @@ typedef struct load_out {
     char *log;          /* malloc'd: error log text */
     uint8_t *image;     /* code object bytes */
     size_t size;
-    int ptx_version;
+    int ptx_target;     /* highest `.target sm_XX` of the PTX compiled: XX; 0 = not from PTX */
 } load_out;
 
 /* Compiles n PTX texts for the backend; `link`: linked into one module (p2n_compile_linked: an .extern
@@ -207,9 +211,9 @@ static void compile_inputs(const p2n_input *in, unsigned n, int link, const p2n_
         return;
     }
     for (unsigned k = 0; k < n; k++) {
-        int v = parse_ptx_version(in[k].ptx, in[k].len);
-        if (v > o->ptx_version)
-            o->ptx_version = v;
+        int v = parse_ptx_target(in[k].ptx, in[k].len);
+        if (v > o->ptx_target)
+            o->ptx_target = v;
     }
     /* compiled by an earlier run on this machine (jit_cache.h): no compiler is loaded at all */
     p2n_jit_key key = p2n_jit_cache_key(in, n, link, opt);
@@ -273,6 +277,10 @@ static void load_container(const p2n_fb_container *c, const jit_opts *j, load_ou
         snprintf(why, sizeof why, "fatbin container at %p: the device lacks features (P2N_LACKS_* 0x%x) that "
                  "ahead-of-time code may use", (const void *)c->data, j->popt.device_lacks);
     else if (p2n_drv_native_code(c->data, c->size, p2n_drv.be->code_arch, &o->image, &o->size, why, sizeof why)) {
+        /* PTX_VERSION as if the JIT had compiled it: the arch of the PTX entry this device would pick */
+        int above = 0, pidx = p2n_fb_select_ptx(c, (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor), &above);
+        if (pidx >= 0)
+            o->ptx_target = (int)c->entries[pidx].arch;
         o->r = CUDA_SUCCESS;
         return;
     }
@@ -594,7 +602,7 @@ static CUresult make_module(p2n_ctx *c, const void *image, size_t known_size, co
     m->ctx = c;
     m->bk = bk;
     m->image = o.image;
-    m->ptx_version = o.ptx_version;
+    m->ptx_target = o.ptx_target;
     p2n_drv_register(m);
     list_add(m);
     if (c)

@@ -15,6 +15,7 @@ struct cpu_kernel {
     const p2n_kernel_desc *desc; /* fields up to `flags` (a version 1 object has no block_entry) */
     void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* NULL: fibers only */
     void (*coro_entry)(const uint8_t *params, p2n_thread_ctx *ctx);  /* NULL: no coroutine entry (version 4) */
+    int own_smem_valid; /* desc->own_smem_bytes exists (version 5) */
 };
 
 struct cpu_module {

@@ -41,7 +41,10 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     uint32_t align = kd->dynamic_smem_align > 16 ? kd->dynamic_smem_align : 16;
     uint64_t dyn_off = ((uint64_t)kd->static_smem_bytes + align - 1) & ~(uint64_t)(align - 1);
     uint64_t smem = cl->dynamic_shared_bytes ? dyn_off + cl->dynamic_shared_bytes : kd->static_smem_bytes;
-    if (smem > MAX_SMEM)
+    /* CUDA's limit applies to what the kernel itself uses (its own statics and the dynamic part); the window
+     * allocated (smem) holds the statics of every kernel of the module (host_abi.h own_smem_bytes) */
+    uint64_t own = k->own_smem_valid ? kd->own_smem_bytes : kd->static_smem_bytes;
+    if (own + cl->dynamic_shared_bytes > MAX_SMEM)
         return config_error(error, CPU_ERR_OUT_OF_RESOURCES, k, "shared memory exceeds 227 KiB per block");
     if (kd->num_params && !cl->params)
         return config_error(error, CPU_ERR_INVALID_VALUE, k, "no parameter buffer");

@@ -99,11 +99,12 @@ static const char *check_elf(const uint8_t *img, size_t size) {
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
-/* Kernel i of the table: version 1 entries end before block_entry, versions 2 and 3 before coro_entry (their
- * stride is that field's offset). */
+/* Kernel i of the table: version 1 entries end before block_entry, versions 2 and 3 before coro_entry, version 4
+ * before own_smem_bytes (their stride is that field's offset). */
 static const p2n_kernel_desc *kdesc(const p2n_module_desc *d, uint32_t i) {
     size_t stride = d->abi_version == 1   ? offsetof(p2n_kernel_desc, block_entry)
                     : d->abi_version <= 3 ? offsetof(p2n_kernel_desc, coro_entry)
+                    : d->abi_version == 4 ? offsetof(p2n_kernel_desc, own_smem_bytes)
                                           : sizeof(p2n_kernel_desc);
     return (const p2n_kernel_desc *)(const void *)((const char *)d->kernels + (size_t)i * stride);
 }
@@ -233,6 +234,7 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
             m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
         if (d->abi_version >= 4 && (m->kernels[i].desc->flags & P2N_KERNEL_CORO))
             m->kernels[i].coro_entry = m->kernels[i].desc->coro_entry;
+        m->kernels[i].own_smem_valid = d->abi_version >= 5;
     }
     *out = m;
     return CPU_OK;
@@ -280,7 +282,8 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
     info->param_offsets = d->param_offsets;
     info->param_sizes = d->param_sizes;
     info->param_buffer_size = d->param_buffer_size;
-    info->static_shared_bytes = d->static_smem_bytes;
+    /* objects older than version 5 only know the module-wide window */
+    info->static_shared_bytes = k->own_smem_valid ? d->own_smem_bytes : d->static_smem_bytes;
     info->local_bytes = d->local_bytes;
     bool waits = d->flags & (P2N_KERNEL_USES_BARRIERS | P2N_KERNEL_USES_WARP_OPS | P2N_KERNEL_MAY_SPIN);
     info->execution = k->block_entry ? "a loop over each block's threads (no thread waits for another)"

@@ -220,6 +220,8 @@ typedef struct emit_kernel {
                               * the module's (host, SPIR-V), or its own statics on AMDGPU (per_kernel_smem);
                               * dynamic shared memory starts there */
     uint32_t smem_align;     /* alignment of that window */
+    uint32_t own_smem;       /* static shared bytes the kernel can name: statics of module or .func scope, then its
+                              * own entry-scope ones (CUDA's SHARED_SIZE_BYTES; host descriptor own_smem_bytes) */
     uint64_t local_bytes;    /* its own .local variables */
     uint32_t flags;          /* P2N_KERNEL_* (host_abi.h), as in the host descriptor */
     uint32_t maxntid[3], reqntid[3]; /* .maxntid / .reqntid: all 0 when absent, missing dimensions 1 */

@@ -426,6 +426,24 @@ static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
     return g;
 }
 
+/* The static shared bytes kernel fi can name, laid out alone: every static of module or .func scope (a function
+ * it calls may use it) and its own entry-scope ones, not those of the module's other kernels (nvcc demotes each
+ * kernel's __shared__ variables into its entry). The module-wide window of the host is their sum over all kernels;
+ * CUDA reports, and sizes occupancy by, this. */
+static uint64_t own_static_smem(emit_ctx *E, uint32_t fi) {
+    ir_module *m = E->m;
+    uint64_t bytes = 0;
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (var_space(E, v) != IR_S_SHARED || var->linkage == IR_LINK_EXTERN) continue;
+        bool other_entry = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry &&
+                           (uint32_t)var->func != fi;
+        if (other_entry) continue;
+        bytes = p2n_align_up(bytes, var_align(var)) + E->var_size[v];
+    }
+    return bytes;
+}
+
 /* The description of what emission produced (emit.h emit_desc), after the bodies (deferred kernels that
  * were left out have no body any more): what the host descriptor below says, and what the other targets'
  * lowerings read instead of re-deriving it. */
@@ -472,6 +490,7 @@ static emit_desc *build_desc(emit_ctx *E) {
         for (uint32_t v = 0; v < m->nvars; v++)
             if (m->vars[v].func == (int32_t)fi && var_space(E, v) == IR_S_LOCAL) k->local_bytes += E->var_size[v];
         k->static_smem = E->kern_smem ? E->kern_smem[fi] : E->static_smem;
+        k->own_smem = (uint32_t)own_static_smem(E, fi);
         k->smem_align = smem_align;
         for (int c = 0; c < 3; c++) {
             k->maxntid[c] = c < f->perf.n_maxntid ? f->perf.maxntid[c] : (f->perf.n_maxntid ? 1 : 0);
@@ -499,8 +518,8 @@ void emit_desc_free(emit_desc *D) {
 static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
     LLVMTypeRef a3 = LLVMArrayType2(E->i32, 3);
     LLVMTypeRef kt_el[] = {E->ptr, E->ptr, E->i32, E->ptr, E->ptr, E->i32, E->i32, E->i32, E->i32, a3, a3, E->i32,
-                           E->ptr, E->ptr};
-    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 14, 0);
+                           E->ptr, E->ptr, E->i32};
+    LLVMTypeRef kt = LLVMStructTypeInContext(E->C, kt_el, 15, 0);
     LLVMTypeRef gt_el[] = {E->ptr, E->ptr, E->i64};
     LLVMTypeRef gt = LLVMStructTypeInContext(E->C, gt_el, 3, 0);
     LLVMTypeRef mt_el[] = {E->i32, E->i32, E->ptr, E->i32, E->ptr};
@@ -526,8 +545,9 @@ static void emit_descriptor(emit_ctx *E, const emit_desc *D) {
                              c32(E, D->dyn_align), c32(E, (uint32_t)k->local_bytes), LLVMConstArray2(E->i32, mx, 3),
                              LLVMConstArray2(E->i32, rq, 3), c32(E, k->flags),
                              E->block_fn[fi] ? E->block_fn[fi] : LLVMConstNull(E->ptr),
-                             LLVMConstNull(E->ptr) /* coro_entry: targets/host/host_coro.c fills it in */};
-        ks[nk++] = LLVMConstNamedStruct(kt, el, 14);
+                             LLVMConstNull(E->ptr) /* coro_entry: targets/host/host_coro.c fills it in */,
+                             c32(E, k->own_smem)};
+        ks[nk++] = LLVMConstNamedStruct(kt, el, 15);
         free(offs);
         free(sizes);
     }

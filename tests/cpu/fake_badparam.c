@@ -3,5 +3,5 @@
 const p2n_rt_table *__p2n_rt;
 KERNEL(k) { (void)params; (void)ctx; }
 static const uint32_t off[1] = {8}, size[1] = {8};
-static const p2n_kernel_desc kernels[] = {{"k", k, 1, off, size, 8, 0, 16, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0}};
+static const p2n_kernel_desc kernels[] = {{"k", k, 1, off, size, 8, 0, 16, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0}};
 const p2n_module_desc __p2n_module = {P2N_HOST_ABI_VERSION, 1, kernels, 0, 0};

@@ -355,8 +355,8 @@ KERNEL(globalk) {
 
 static const uint32_t P_OFF[8] = {0, 8, 16, 24, 32, 40, 48, 56};
 static const uint32_t P_SZ[8] = {8, 8, 8, 8, 8, 8, 8, 8};
-#define K(fn, np, smem, align, flags) {#fn, fn, np, P_OFF, P_SZ, 8 * (np), smem, align, 0, {0, 0, 0}, {0, 0, 0}, flags, 0, 0}
-#define KMAX(fn, np, smem, mx) {#fn, fn, np, P_OFF, P_SZ, 8 * (np), smem, 16, 0, {mx, 1, 1}, {0, 0, 0}, 0, 0}
+#define K(fn, np, smem, align, flags) {#fn, fn, np, P_OFF, P_SZ, 8 * (np), smem, align, 0, {0, 0, 0}, {0, 0, 0}, flags, 0, 0, smem}
+#define KMAX(fn, np, smem, mx) {#fn, fn, np, P_OFF, P_SZ, 8 * (np), smem, 16, 0, {mx, 1, 1}, {0, 0, 0}, 0, 0, 0, smem}
 
 static const p2n_kernel_desc kernels[] = {
     K(vecadd, 4, 0, 16, 0),
@@ -378,8 +378,8 @@ static const p2n_kernel_desc kernels[] = {
     K(shflbench, 2, 0, 16, 0),
     K(misc, 1, 0, 16, 0),
     K(globalk, 0, 0, 16, 0),
-    {"maxntid64", vecadd, 4, P_OFF, P_SZ, 32, 0, 16, 0, {64, 1, 1}, {0, 0, 0}, 0, 0, 0},
-    {"reqntid32", vecadd, 4, P_OFF, P_SZ, 32, 0, 16, 0, {0, 0, 0}, {32, 1, 1}, 0, 0, 0},
+    {"maxntid64", vecadd, 4, P_OFF, P_SZ, 32, 0, 16, 0, {64, 1, 1}, {0, 0, 0}, 0, 0, 0, 0},
+    {"reqntid32", vecadd, 4, P_OFF, P_SZ, 32, 0, 16, 0, {0, 0, 0}, {32, 1, 1}, 0, 0, 0, 0},
 };
 
 static const p2n_global_desc globals[] = {{"fake_global", fake_global, sizeof fake_global}};

@@ -110,8 +110,81 @@ int main(int argc, char **argv)
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_NUM_REGS, f));
     TRUE(v > 0);
+    /* PTX_VERSION is the virtual architecture of `.target sm_80`, not the ISA of `.version 9.0`: CUB picks its
+     * tuning policy by it and fails with cudaErrorInvalidDeviceFunction when it matches no compiled arch */
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, f));
-    TRUE(hostobj || v == 90);
+    TRUE(hostobj || v == 80);
+    if (!hostobj) {
+        static const char sm75_ptx[] =
+            ".version 8.0\n.target sm_75\n.address_size 64\n.visible .entry k75() { ret; }\n";
+        CUmodule m75;
+        CUfunction f75;
+        OK(cuModuleLoadData(&m75, sm75_ptx));
+        OK(cuModuleGetFunction(&f75, m75, "k75"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_PTX_VERSION, f75));
+        TRUE(v == 75);
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f75));
+        TRUE(v == 80); /* the code it was compiled to runs as the device's architecture */
+        OK(cuModuleUnload(m75));
+
+        /* SHARED_SIZE_BYTES is each kernel's own static shared memory (module statics + its entry's), not the sum
+         * over the module's kernels: with the sum, CUB's 49-kernel module had 335 KiB on every kernel, occupancy
+         * 0 and a grid of 0 blocks (cudaErrorInvalidValue) */
+        static const char smem_ptx[] =
+            ".version 8.0\n.target sm_80\n.address_size 64\n"
+            ".shared .align 4 .b8 common[64];\n"
+            ".visible .entry small() { .shared .align 4 .b8 s1[1000]; ret; }\n"
+            ".visible .entry large() { .shared .align 8 .b8 s2[40000]; .shared .align 4 .b8 s3[3]; ret; }\n";
+        CUmodule ms;
+        CUfunction fs, fl;
+        OK(cuModuleLoadData(&ms, smem_ptx));
+        OK(cuModuleGetFunction(&fs, ms, "small"));
+        OK(cuModuleGetFunction(&fl, ms, "large"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fs));
+        TRUE(v == 64 + 1000);
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fl));
+        TRUE(v == 64 + 40000 + 3);
+        /* 48 KiB less the kernel's own statics are left for dynamic shared memory without opting in */
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, fs));
+        TRUE(v == 48 * 1024 - (64 + 1000));
+        OK(cuOccupancyMaxActiveBlocksPerMultiprocessor(&v, fs, 128, 0));
+        TRUE(v > 0);
+        OK(cuModuleUnload(ms));
+
+        /* five kernels of 48000 static bytes each: the module's statics (240000 bytes) exceed the 227 KiB a
+         * block may have, each kernel's do not, so each launches (on the CPU, the window holds them all) */
+        static const char big_ptx[] =
+            ".version 8.0\n.target sm_80\n.address_size 64\n"
+            ".visible .entry b1(.param .u64 out) { .shared .align 4 .b8 s[48000]; .reg .b64 %rd<3>; .reg .b32 %r<2>;\n"
+            "  mov.u32 %r1, 7; st.shared.u32 [s+47996], %r1; bar.sync 0; ld.shared.u32 %r1, [s+47996];\n"
+            "  ld.param.u64 %rd1, [out]; cvta.to.global.u64 %rd2, %rd1; st.global.u32 [%rd2], %r1; ret; }\n"
+            ".visible .entry b2() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b3() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b4() { .shared .align 4 .b8 s[48000]; ret; }\n"
+            ".visible .entry b5() { .shared .align 4 .b8 s[48000]; ret; }\n";
+        CUmodule mb;
+        CUfunction fb;
+        CUdeviceptr dout;
+        OK(cuModuleLoadData(&mb, big_ptx));
+        OK(cuModuleGetFunction(&fb, mb, "b1"));
+        OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fb));
+        TRUE(v == 48000);
+        OK(cuMemAlloc(&dout, 4));
+        OK(cuMemsetD32(dout, 0, 1));
+        void *bargs[] = {&dout};
+        OK(cuLaunchKernel(fb, 2, 1, 1, 32, 1, 1, 0, NULL, bargs, NULL));
+        OK(cuCtxSynchronize());
+        unsigned got = 0;
+        OK(cuMemcpyDtoH(&got, dout, 4));
+        TRUE(got == 7);
+        /* opted in, 48000 static + 100 KiB dynamic run (the window is larger still); more than opted in is refused */
+        OK(cuFuncSetAttribute(fb, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100 * 1024));
+        OK(cuLaunchKernel(fb, 1, 1, 1, 32, 1, 1, 100 * 1024, NULL, bargs, NULL));
+        EXPECT(cuLaunchKernel(fb, 1, 1, 1, 32, 1, 1, 120 * 1024, NULL, bargs, NULL), CUDA_ERROR_INVALID_VALUE);
+        OK(cuCtxSynchronize());
+        OK(cuMemFree(dout));
+        OK(cuModuleUnload(mb));
+    }
     OK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_BINARY_VERSION, f));
     TRUE(v == 80);
     OK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 65536));
