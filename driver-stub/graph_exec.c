@@ -229,17 +229,20 @@ static CUresult run_graph(const p2n_graph *g, CUstream s)
     return r;
 }
 
+/* the prologue of cuGraphLaunch/cuGraphUpload: a live exec, the current context, a stream of it */
+static CUresult exec_on_stream(CUgraphExec hGraphExec, CUstream hStream, p2n_graph **e, p2n_ctx **c)
+{
+    CUresult r = p2n_drv_graph_exec_get(hGraphExec, e);
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_get_ctx(NULL, c);
+    return r != CUDA_SUCCESS ? r : p2n_drv_check_stream(hStream, *c);
+}
+
 static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
 {
-    p2n_graph *e;
-    CUresult r = p2n_drv_graph_exec_get(hGraphExec, &e);
-    if (r != CUDA_SUCCESS)
-        return r;
-    p2n_ctx *c;
-    r = p2n_drv_get_ctx(NULL, &c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    r = p2n_drv_check_stream(hStream, c);
+    p2n_graph *e = NULL;
+    p2n_ctx *c = NULL;
+    CUresult r = exec_on_stream(hGraphExec, hStream, &e, &c);
     if (r != CUDA_SUCCESS)
         return r;
     if (e->ctx != c)
@@ -262,15 +265,9 @@ CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return g
 /* uploading prepares device-side resources; there are none to prepare */
 static CUresult graph_upload(CUgraphExec hGraphExec, CUstream hStream)
 {
-    p2n_graph *e;
-    CUresult r = p2n_drv_graph_exec_get(hGraphExec, &e);
-    if (r != CUDA_SUCCESS)
-        return r;
-    p2n_ctx *c;
-    r = p2n_drv_get_ctx(NULL, &c);
-    if (r != CUDA_SUCCESS)
-        return r;
-    return p2n_drv_check_stream(hStream, c);
+    p2n_graph *e = NULL;
+    p2n_ctx *c = NULL;
+    return exec_on_stream(hGraphExec, hStream, &e, &c);
 }
 
 CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) { return graph_upload(hGraphExec, hStream); }
