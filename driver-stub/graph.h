@@ -11,6 +11,8 @@
  *   graph_exec.c    — cuGraphInstantiate*, cuGraphLaunch (nodes run in topological order on the stream, which is
  *                     synchronous here: backend.h), cuGraphExec* parameter changes and cuGraphExecUpdate
  *   graph_capture.c — cuStreamBeginCapture*, cuStreamEndCapture, cuStreamUpdateCaptureDependencies
+ *   graph_cond.c    — conditional handles and nodes (IF/ELSE, WHILE, SWITCH)
+ *   graph_memnode.c — graph memory: allocation and free nodes, cuDeviceGraphMemTrim and its attributes
  * An exec is a p2n_graph too (magic P2N_MAGIC_GRAPH_EXEC): a deep copy of the graph whose nodes remember the node
  * they were copied from (`twin`), which is how cuGraphExec*SetParams and cuGraphExecUpdate find them.
  */
@@ -46,6 +48,21 @@ typedef struct p2n_host_node {
     void *user;
 } p2n_host_node;
 
+/* a conditional handle (graph_cond.c): a 32-bit slot of device memory whose address is the handle, so device
+ * code's cudaGraphSetConditional is a store; shared by reference count between the graph that made it, its
+ * clones and execs, and the conditional nodes using it */
+typedef struct p2n_graph_cond p2n_graph_cond;
+/* a graph allocation (graph_memnode.c): device memory an allocation node made, at an address fixed when the node
+ * was added; shared by reference count between the node and its copies in clones and execs */
+typedef struct p2n_graph_mem p2n_graph_mem;
+
+typedef struct p2n_cond_node {
+    p2n_graph_cond *cond;       /* a reference */
+    CUgraphConditionalNodeType type;
+    unsigned size;
+    p2n_graph **body;           /* `size` body graphs, owned by the node */
+} p2n_cond_node;
+
 struct p2n_graph_node {
     uint32_t magic;
     p2n_graph *graph;
@@ -61,6 +78,9 @@ struct p2n_graph_node {
         p2n_host_node host;
         p2n_graph *child;       /* owned by the node */
         CUevent event;
+        p2n_cond_node cond;
+        p2n_graph_mem *alloc;   /* a reference */
+        CUdeviceptr free_ptr;
     } p;
 };
 
@@ -73,9 +93,25 @@ struct p2n_graph {
     /* execs */
     p2n_graph_node **order;     /* topological order, computed at instantiate */
     unsigned long long flags;
+    p2n_graph_cond **conds;     /* the conditional handles made for this graph (references) */
+    size_t nconds;
 };
 
 /* ---- graph_core.c: objects ---- */
+/* What a node type that owns resources does when a node is released or copied (clone, instantiate; dst starts as
+ * a bitwise copy of src), and what a graph's own resources need (its conditional handles): set at load time by the
+ * files above graph_core.c that own them. */
+enum { P2N_GRAPH_NODE_TYPES = CU_GRAPH_NODE_TYPE_CONDITIONAL + 1 };
+typedef struct p2n_graph_node_hooks {
+    void (*release)(p2n_graph_node *n);
+    CUresult (*copy)(p2n_graph_node *dst, const p2n_graph_node *src);
+} p2n_graph_node_hooks;
+typedef struct p2n_graph_hooks {
+    void (*release)(p2n_graph *g);
+    CUresult (*copy)(p2n_graph *dst, const p2n_graph *src);
+} p2n_graph_hooks;
+P2N_DRV_HIDDEN void p2n_drv_graph_node_hooks_set(CUgraphNodeType type, p2n_graph_node_hooks h);
+P2N_DRV_HIDDEN void p2n_drv_graph_hooks_set(p2n_graph_hooks h);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_new(p2n_ctx *c, uint32_t magic, p2n_graph **out);
 P2N_DRV_HIDDEN void p2n_drv_graph_free(p2n_graph *g);
 /* every top-level graph and exec of context c */
@@ -99,6 +135,8 @@ P2N_DRV_HIDDEN void p2n_drv_graph_remove_edge(p2n_graph_node *from, p2n_graph_no
  * p2n_drv_graph_adopt makes it a top-level object (released with its context). */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **out);
 P2N_DRV_HIDDEN void p2n_drv_graph_adopt(p2n_graph *g);
+/* an empty graph owned by a node (a conditional node's body) */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_new_body(p2n_ctx *c, p2n_graph **out);
 /* g's nodes in a topological order (malloc'd array of g->nnodes); CUDA_ERROR_INVALID_VALUE on a cycle */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_topo(const p2n_graph *g, p2n_graph_node ***order);
 
@@ -109,7 +147,28 @@ P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_memset(p2n_graph_node *n, const CUDA_M
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_host(p2n_graph_node *n, const CUDA_HOST_NODE_PARAMS *p);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_event(p2n_graph_node *n, CUevent e);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_child(p2n_graph_node *n, CUgraph child);
-P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, const CUgraphNodeParams *p);
+/* writes the node's outputs back into p (an allocation's address, a conditional node's body graphs) */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, CUgraphNodeParams *p);
+
+/* ---- graph_cond.c ---- */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_conditional(p2n_graph_node *n, CUDA_CONDITIONAL_NODE_PARAMS *p);
+/* at the start of each execution of g: the handles made with CU_GRAPH_COND_ASSIGN_DEFAULT get their default */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_cond_reset(const p2n_graph *g);
+/* the value device code (or the default) gave the handle */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_cond_value(const p2n_graph_cond *c, unsigned *value);
+
+/* ---- graph_memnode.c ---- */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_mem_alloc(p2n_graph_node *n, CUDA_MEM_ALLOC_NODE_PARAMS *p);
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdeviceptr dptr);
+/* an allocation node runs: its memory becomes valid (CUDA_ERROR_INVALID_VALUE while a previous launch's
+ * allocation has not been freed, unless the exec frees it: CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_mem_begin(p2n_graph_mem *m, unsigned long long exec_flags);
+/* a free node runs */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_mem_end(CUdeviceptr dptr);
+/* cuMemAllocAsync (dptr set) / cuMemFreeAsync (*dptr given) on a capturing stream: an allocation of `bytesize`
+ * on `device` / a free node */
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_mem_alloc(CUstream s, int device, size_t bytesize, CUdeviceptr *dptr);
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_mem_free(CUstream s, CUdeviceptr dptr);
 
 /* ---- graph_capture_state.c: stream capture. Each async entry point asks p2n_drv_capture_active(stream) first and, when
  * the stream captures, hands the operation to the matching p2n_drv_capture_* instead of executing it. ---- */
@@ -118,7 +177,8 @@ P2N_DRV_HIDDEN int p2n_drv_capture_active(CUstream s);
 P2N_DRV_HIDDEN int p2n_drv_capture_graph_busy(const p2n_graph *g);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_begin(CUstream s, p2n_graph *g, int owns_graph, CUstreamCaptureMode mode,
                                               const CUgraphNode *deps, size_t ndeps);
-P2N_DRV_HIDDEN CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out);
+/* want_graph == 0 (no place to return the graph): allowed only for a capture into the caller's graph */
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_update_deps(CUstream s, const CUgraphNode *deps, size_t ndeps, unsigned flags);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, const unsigned grid[3],
                                                const unsigned block[3], unsigned shmem, uint8_t *args);
@@ -128,6 +188,9 @@ P2N_DRV_HIDDEN CUresult p2n_drv_capture_memset(CUstream s, CUdeviceptr dst, size
                                                unsigned esize, size_t width, size_t height);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_host(CUstream s, CUhostFn fn, CUstreamCallback cb, void *user);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_child(CUstream s, const p2n_graph *exec);
+/* a node of `type` after the stream's capture dependencies, its parameters for the caller to set */
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_node(CUstream s, CUgraphNodeType type, p2n_graph_node **out);
+P2N_DRV_HIDDEN void p2n_drv_capture_invalidate(CUstream s);
 /* cuEventRecord on a capturing stream: the event stands for the stream's current capture dependencies */
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_event_record(CUstream s, CUevent e);
 /* cuStreamWaitEvent: an event captured in a capture forks it into (or joins) s; *handled = 1 when it did */

@@ -277,7 +277,7 @@ CUresult cuGraphAddEventWaitNode(CUgraphNode *phGraphNode, CUgraph hGraph, const
 
 /* ---- the generic node parameters (cuGraphAddNode, cuGraphNodeSetParams, cuGraphExecNodeSetParams) ---- */
 
-CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, const CUgraphNodeParams *p)
+CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, CUgraphNodeParams *p)
 {
     if (!p || p->type != n->type)
         return CUDA_ERROR_INVALID_VALUE;
@@ -309,13 +309,20 @@ CUresult p2n_drv_graph_set_generic(p2n_graph_node *n, const CUgraphNodeParams *p
         return p2n_drv_graph_set_event(n, p->eventWait.event);
     case CU_GRAPH_NODE_TYPE_EMPTY:
         return CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+        _Static_assert(sizeof(CUDA_MEM_ALLOC_NODE_PARAMS_v2) == sizeof(CUDA_MEM_ALLOC_NODE_PARAMS), "same fields");
+        return p2n_drv_graph_set_mem_alloc(n, (CUDA_MEM_ALLOC_NODE_PARAMS *)&p->alloc);
+    case CU_GRAPH_NODE_TYPE_MEM_FREE:
+        return p2n_drv_graph_set_mem_free(n, p->free.dptr);
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        return p2n_drv_graph_set_conditional(n, &p->conditional);
     default:
-        return CUDA_ERROR_NOT_SUPPORTED;   /* memory, semaphore, batch memop, conditional nodes */
+        return CUDA_ERROR_NOT_SUPPORTED;   /* semaphore and batch memop nodes */
     }
 }
 
 static CUresult set_generic(p2n_graph_node *n, const void *p, CUcontext ctx)
-{ (void)ctx; return p2n_drv_graph_set_generic(n, p); }
+{ (void)ctx; return p2n_drv_graph_set_generic(n, (CUgraphNodeParams *)p); }   /* some nodes write outputs back */
 
 static CUresult add_generic(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *deps, const CUgraphEdgeData *edges,
                             size_t ndeps, CUgraphNodeParams *p)
@@ -328,7 +335,8 @@ static CUresult add_generic(CUgraphNode *ph, CUgraph hGraph, const CUgraphNode *
     switch (p->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL: case CU_GRAPH_NODE_TYPE_MEMCPY: case CU_GRAPH_NODE_TYPE_MEMSET:
     case CU_GRAPH_NODE_TYPE_HOST: case CU_GRAPH_NODE_TYPE_GRAPH: case CU_GRAPH_NODE_TYPE_EMPTY:
-    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: case CU_GRAPH_NODE_TYPE_EVENT_RECORD: case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: case CU_GRAPH_NODE_TYPE_CONDITIONAL:
         break;
     default:
         return CUDA_ERROR_NOT_SUPPORTED;
@@ -344,6 +352,31 @@ CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
                            const CUgraphEdgeData *dependencyData, size_t numDependencies,
                            CUgraphNodeParams *nodeParams)
 { return add_generic(phGraphNode, hGraph, dependencies, dependencyData, numDependencies, nodeParams); }
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                size_t numDependencies, CUDA_MEM_ALLOC_NODE_PARAMS *nodeParams)
+{
+    if (!nodeParams)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUgraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+    memcpy(&p.alloc, nodeParams, sizeof *nodeParams);
+    CUresult r = add_generic(phGraphNode, hGraph, dependencies, NULL, numDependencies, &p);
+    if (r == CUDA_SUCCESS)
+        nodeParams->dptr = p.alloc.dptr;
+    return r;
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                               size_t numDependencies, CUdeviceptr dptr)
+{
+    CUgraphNodeParams p;
+    memset(&p, 0, sizeof p);
+    p.type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+    p.free.dptr = dptr;
+    return add_generic(phGraphNode, hGraph, dependencies, NULL, numDependencies, &p);
+}
 
 CUresult cuGraphNodeSetParams(CUgraphNode hNode, CUgraphNodeParams *nodeParams)
 {

@@ -77,11 +77,10 @@ static CUresult end_capture(CUstream s, CUgraph *phGraph)
     CUresult r = capture_prologue(s, CU_STREAM_CAPTURE_MODE_GLOBAL);
     if (r != CUDA_SUCCESS)
         return r;
-    if (!phGraph)
-        return CUDA_ERROR_INVALID_VALUE;
     p2n_graph *g = NULL;
-    r = p2n_drv_capture_end(s, &g);
-    if (r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED || r == CUDA_ERROR_STREAM_CAPTURE_UNJOINED || r == CUDA_SUCCESS)
+    r = p2n_drv_capture_end(s, &g, phGraph != NULL);
+    if (phGraph && (r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED || r == CUDA_ERROR_STREAM_CAPTURE_UNJOINED ||
+                    r == CUDA_SUCCESS))
         *phGraph = (CUgraph)g;   /* NULL when the capture failed */
     return r;
 }

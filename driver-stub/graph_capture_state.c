@@ -302,7 +302,7 @@ out:
     return found;
 }
 
-CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out)
+CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph)
 {
     pthread_mutex_lock(&cap_lock);
     member *m = find_member(s);
@@ -313,6 +313,8 @@ CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out)
         r = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     } else if (m->cap->mode != CU_STREAM_CAPTURE_MODE_RELAXED && !pthread_equal(m->cap->thread, pthread_self())) {
         r = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+    } else if (!want_graph && m->cap->owns_graph) {
+        r = CUDA_ERROR_INVALID_VALUE;   /* the graph the capture made would be lost */
     } else {
         capture *cap = m->cap;
         if (cap->invalidated)
@@ -412,6 +414,23 @@ CUresult p2n_drv_capture_memcpy1d(CUstream s, CUdeviceptr dst, CUdeviceptr src, 
     c.Height = 1;
     c.Depth = 1;
     return p2n_drv_capture_memcpy(s, &c);
+}
+
+CUresult p2n_drv_capture_node(CUstream s, CUgraphNodeType type, p2n_graph_node **out)
+{
+    pthread_mutex_lock(&cap_lock);
+    CUresult r = add_node(s, type, out);
+    pthread_mutex_unlock(&cap_lock);
+    return r;
+}
+
+void p2n_drv_capture_invalidate(CUstream s)
+{
+    pthread_mutex_lock(&cap_lock);
+    member *m = find_member(s);
+    if (m)
+        m->cap->invalidated = 1;
+    pthread_mutex_unlock(&cap_lock);
 }
 
 CUresult p2n_drv_capture_memset(CUstream s, CUdeviceptr dst, size_t pitch, unsigned value, unsigned esize,

@@ -70,6 +70,14 @@ CUresult p2n_drv_graph_new(p2n_ctx *c, uint32_t magic, p2n_graph **out)
     return CUDA_SUCCESS;
 }
 
+/* the files above that own a node type's resources (graph_cond.c, graph_memnode.c) and the graphs' conditional
+ * handles: registered at load time, so this file calls nothing above it */
+static p2n_graph_node_hooks node_hooks[P2N_GRAPH_NODE_TYPES];
+static p2n_graph_hooks graph_hooks;
+
+void p2n_drv_graph_node_hooks_set(CUgraphNodeType type, p2n_graph_node_hooks h) { node_hooks[type] = h; }
+void p2n_drv_graph_hooks_set(p2n_graph_hooks h) { graph_hooks = h; }
+
 static void node_params_free(p2n_graph_node *n)
 {
     if (n->type == CU_GRAPH_NODE_TYPE_KERNEL) {
@@ -83,6 +91,8 @@ static void node_params_free(p2n_graph_node *n)
     } else if (n->type == CU_GRAPH_NODE_TYPE_GRAPH && n->p.child) {
         p2n_drv_graph_free(n->p.child);
         n->p.child = NULL;
+    } else if ((unsigned)n->type < P2N_GRAPH_NODE_TYPES && node_hooks[n->type].release) {
+        node_hooks[n->type].release(n);
     }
 }
 
@@ -103,6 +113,8 @@ void p2n_drv_graph_free(p2n_graph *g)
         node_release(g->nodes[i]);
     free(g->nodes);
     free(g->order);
+    if (graph_hooks.release)
+        graph_hooks.release(g);
     p2n_drv_unregister(g);
     g->magic = 0;
     free(g);
@@ -312,6 +324,8 @@ static CUresult copy_params(p2n_graph_node *dst, const p2n_graph_node *src)
             return r;
         dst->p.child = child;
     }
+    if ((unsigned)src->type < P2N_GRAPH_NODE_TYPES && node_hooks[src->type].copy)
+        return node_hooks[src->type].copy(dst, src);
     return CUDA_SUCCESS;
 }
 
@@ -331,7 +345,7 @@ CUresult p2n_drv_graph_node_copy_params(p2n_graph_node *dst, const p2n_graph_nod
 /* a graph not in the release list: a child, or a copy under construction */
 static CUresult clone_into(const p2n_graph *src, p2n_graph *g)
 {
-    CUresult r = CUDA_SUCCESS;
+    CUresult r = graph_hooks.copy ? graph_hooks.copy(g, src) : CUDA_SUCCESS;
     for (size_t i = 0; i < src->nnodes && r == CUDA_SUCCESS; i++) {
         p2n_graph_node *n;
         r = node_alloc(g, src->nodes[i]->type, &n);
@@ -368,6 +382,16 @@ CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **o
         p2n_drv_graph_free(g);
         return r;
     }
+    *out = g;
+    return CUDA_SUCCESS;
+}
+
+CUresult p2n_drv_graph_new_body(p2n_ctx *c, p2n_graph **out)
+{
+    p2n_graph *g = graph_alloc(c, P2N_MAGIC_GRAPH);
+    if (!g)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    g->owned_by_node = 1;
     *out = g;
     return CUDA_SUCCESS;
 }

@@ -23,9 +23,13 @@ static CUresult prepare(p2n_graph *g, p2n_graph_node **err)
         *err = g->nnodes ? g->nodes[0] : NULL;
         return r;
     }
-    for (size_t i = 0; i < g->nnodes && r == CUDA_SUCCESS; i++)
-        if (g->nodes[i]->type == CU_GRAPH_NODE_TYPE_GRAPH)
-            r = prepare(g->nodes[i]->p.child, err);
+    for (size_t i = 0; i < g->nnodes && r == CUDA_SUCCESS; i++) {
+        const p2n_graph_node *n = g->nodes[i];
+        if (n->type == CU_GRAPH_NODE_TYPE_GRAPH)
+            r = prepare(n->p.child, err);
+        for (unsigned b = 0; n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL && b < n->p.cond.size && r == CUDA_SUCCESS; b++)
+            r = prepare(n->p.cond.body[b], err);
+    }
     return r;
 }
 
@@ -190,9 +194,33 @@ static CUresult run_kernel(const p2n_kernel_node *k, CUstream s)
     return cuLaunchKernelEx(&cfg, (CUfunction)k->func, k->arg_ptrs, NULL);
 }
 
-static CUresult run_graph(const p2n_graph *g, CUstream s)
+static CUresult run_graph(const p2n_graph *g, CUstream s, unsigned long long flags);
+
+/* the nodes before it have finished (streams are synchronous): the handle's slot holds the condition */
+static CUresult run_conditional(const p2n_cond_node *k, CUstream s, unsigned long long flags)
 {
-    CUresult r = CUDA_SUCCESS;
+    unsigned v;
+    CUresult r = p2n_drv_graph_cond_value(k->cond, &v);
+    switch (k->type) {
+    case CU_GRAPH_COND_TYPE_IF:
+        if (r == CUDA_SUCCESS && (v || k->size == 2))
+            r = run_graph(k->body[v ? 0 : 1], s, flags);
+        break;
+    case CU_GRAPH_COND_TYPE_WHILE:
+        while (r == CUDA_SUCCESS && v && (r = run_graph(k->body[0], s, flags)) == CUDA_SUCCESS)
+            r = p2n_drv_graph_cond_value(k->cond, &v);
+        break;
+    default:   /* SWITCH: a value matching no body runs none */
+        if (r == CUDA_SUCCESS && v < k->size)
+            r = run_graph(k->body[v], s, flags);
+        break;
+    }
+    return r;
+}
+
+static CUresult run_graph(const p2n_graph *g, CUstream s, unsigned long long flags)
+{
+    CUresult r = p2n_drv_graph_cond_reset(g);
     for (size_t i = 0; i < g->nnodes && r == CUDA_SUCCESS; i++) {
         const p2n_graph_node *n = g->order[i];
         if (!n->enabled)
@@ -214,7 +242,16 @@ static CUresult run_graph(const p2n_graph *g, CUstream s)
                 n->p.host.callback(s, CUDA_SUCCESS, n->p.host.user);
             break;
         case CU_GRAPH_NODE_TYPE_GRAPH:
-            r = run_graph(n->p.child, s);
+            r = run_graph(n->p.child, s, flags);
+            break;
+        case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+            r = run_conditional(&n->p.cond, s, flags);
+            break;
+        case CU_GRAPH_NODE_TYPE_MEM_ALLOC:
+            r = p2n_drv_graph_mem_begin(n->p.alloc, flags);
+            break;
+        case CU_GRAPH_NODE_TYPE_MEM_FREE:
+            r = p2n_drv_graph_mem_end(n->p.free_ptr);
             break;
         case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
             r = cuEventRecord(n->p.event, s);
@@ -252,7 +289,7 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     r = p2n_drv_capture_legacy_check(hStream);
     if (r != CUDA_SUCCESS)
         return r;
-    r = run_graph(e, hStream);
+    r = run_graph(e, hStream, e->flags);
     /* a kernel's asynchronous error poisoned the context during the launch: reported by the next call */
     if (r != CUDA_SUCCESS && r == c->sticky)
         return CUDA_SUCCESS;
@@ -392,6 +429,22 @@ static CUgraphExecUpdateResult compare(const p2n_graph *e, const p2n_graph *g, c
             if (res != CU_GRAPH_EXEC_UPDATE_SUCCESS) {
                 *err = gn;
                 return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+            }
+        }
+        /* graph memory cannot move (CUDA: an allocation's address and a free's pointer are fixed) */
+        if ((gn->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && gn->p.alloc != en->p.alloc) ||
+            (gn->type == CU_GRAPH_NODE_TYPE_MEM_FREE && gn->p.free_ptr != en->p.free_ptr))
+            return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
+        if (gn->type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+            const p2n_cond_node *ec = &en->p.cond, *gc = &gn->p.cond;
+            if (ec->cond != gc->cond || ec->type != gc->type || ec->size != gc->size)
+                return CU_GRAPH_EXEC_UPDATE_ERROR_PARAMETERS_CHANGED;
+            for (unsigned b = 0; b < gc->size; b++) {
+                const p2n_graph_node *inner_from = NULL;
+                if (compare(ec->body[b], gc->body[b], err, &inner_from) != CU_GRAPH_EXEC_UPDATE_SUCCESS) {
+                    *err = gn;
+                    return CU_GRAPH_EXEC_UPDATE_ERROR_TOPOLOGY_CHANGED;
+                }
             }
         }
     }

@@ -150,6 +150,9 @@ static const char *type_name(CUgraphNodeType t)
     case CU_GRAPH_NODE_TYPE_EMPTY: return "EMPTY";
     case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "WAIT_EVENT";
     case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "EVENT_RECORD";
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC: return "MEM_ALLOC";
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: return "MEM_FREE";
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return "CONDITIONAL";
     default: return "OTHER";
     }
 }
@@ -166,6 +169,13 @@ static void dot_graph(FILE *f, const p2n_graph *g, const char *indent)
             fprintf(f, "%s}\n", indent);
             continue;
         }
+        static const char *const cond_types[] = {"IF", "WHILE", "SWITCH"};
+        for (unsigned b = 0; n->type == CU_GRAPH_NODE_TYPE_CONDITIONAL && b < n->p.cond.size; b++) {
+            fprintf(f, "%ssubgraph cluster_%p_%u {\n%s  label=\"%s body %u of %p\";\n", indent, (void *)n, b, indent,
+                    n->p.cond.type <= CU_GRAPH_COND_TYPE_SWITCH ? cond_types[n->p.cond.type] : "?", b, (void *)n);
+            dot_graph(f, n->p.cond.body[b], "    ");
+            fprintf(f, "%s}\n", indent);
+        }
         fprintf(f, "%s\"%p\" [shape=box, label=\"%s", indent, (void *)n, type_name(n->type));
         if (n->type == CU_GRAPH_NODE_TYPE_KERNEL)
             fprintf(f, "\\n%s\\ngrid (%u,%u,%u) block (%u,%u,%u)",
@@ -175,6 +185,13 @@ static void dot_graph(FILE *f, const p2n_graph *g, const char *indent)
                     n->p.kernel.block[2]);
         else if (n->type == CU_GRAPH_NODE_TYPE_MEMCPY)
             fprintf(f, "\\n%zu x %zu x %zu bytes", n->p.memcpy.WidthInBytes, n->p.memcpy.Height, n->p.memcpy.Depth);
+        else if (n->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC) {
+            CUDA_MEM_ALLOC_NODE_PARAMS a;
+            if (cuGraphMemAllocNodeGetParams((CUgraphNode)n, &a) == CUDA_SUCCESS)
+                fprintf(f, "\n%zu bytes at 0x%llx", a.bytesize, (unsigned long long)a.dptr);
+        }
+        else if (n->type == CU_GRAPH_NODE_TYPE_MEM_FREE)
+            fprintf(f, "\n0x%llx", (unsigned long long)n->p.free_ptr);
         else if (n->type == CU_GRAPH_NODE_TYPE_MEMSET)
             fprintf(f, "\\n%zu x %zu x %u bytes = 0x%x", n->p.memset.width, n->p.memset.height,
                     n->p.memset.elementSize, n->p.memset.value);

@@ -154,7 +154,8 @@ P2N_DRV_HIDDEN size_t p2n_drv_stack_limit_set(void);
 /* REGISTERED: the application's own memory, page-locked by cuMemHostRegister (never freed by the driver).
  * MANAGED: cuMemAllocManaged (managed.c); POOL: a block of a memory pool handed out by cuMemAllocAsync /
  * cuMemAllocFromPoolAsync (mempool.c); VMM: a range of a cuMemAddressReserve reservation mapped by cuMemMap
- * (vmm.c). The files that make those kinds own their storage: mem.c hands an entry of such a kind that cuMemFree
+ * (vmm.c); GRAPH: the memory of a graph allocation node between the node and its free (graph_memnode.c). The
+ * files that make those kinds own their storage: mem.c hands an entry of such a kind that cuMemFree
  * or a dying context removes to the release hook its file registered (p2n_drv_alloc_on_release). */
 enum {
     P2N_ALLOC_DEVICE = 1,
@@ -164,6 +165,7 @@ enum {
     P2N_ALLOC_MANAGED = 5,
     P2N_ALLOC_POOL = 6,
     P2N_ALLOC_VMM = 7,
+    P2N_ALLOC_GRAPH = 8,
     P2N_ALLOC_NKINDS
 };
 typedef struct p2n_alloc {
@@ -173,7 +175,8 @@ typedef struct p2n_alloc {
     p2n_ctx *ctx;
     unsigned host_flags;
     uint64_t id;
-    void *owner;                    /* POOL: the pool (CUmemoryPool) the block belongs to; else NULL */
+    void *owner;                    /* POOL: the pool (CUmemoryPool) the block belongs to; GRAPH: its p2n_graph_mem;
+                                     * else NULL */
 } p2n_alloc;
 /* Finds the allocation containing [p, p+n); returns 1 and fills *out when found. */
 P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);

@@ -213,10 +213,11 @@ static CUresult free_kind(uint64_t p, int kind, unsigned alt_kinds)
     return CUDA_SUCCESS;
 }
 
-/* memory from cuMemAllocAsync may be freed here too, without waiting for the stream (CUDA says so) */
+/* memory from cuMemAllocAsync may be freed here too, without waiting for the stream (CUDA says so), and so may a
+ * graph allocation a launch left valid */
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    return free_kind(dptr, P2N_ALLOC_DEVICE, 1u << P2N_ALLOC_MANAGED | 1u << P2N_ALLOC_POOL);
+    return free_kind(dptr, P2N_ALLOC_DEVICE, 1u << P2N_ALLOC_MANAGED | 1u << P2N_ALLOC_POOL | 1u << P2N_ALLOC_GRAPH);
 }
 
 /* The 32-bit (CUDA 3.1 and older) entry points work when the address fits. */

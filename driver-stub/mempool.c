@@ -12,7 +12,7 @@
  *
  * Not here: IPC (a pool's blocks are the backend's device memory, which no other process can map: only vmm.c's
  * memfds are shareable; CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0), pools of host or managed memory,
- * and stream capture of these calls (a captured allocation belongs to a graph).
+ * and graph memory: these calls on a capturing stream make graph allocation and free nodes (graph_memnode.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -225,12 +225,23 @@ static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool poo
         return r;
     if ((r = p2n_drv_check_stream(s, c)) != CUDA_SUCCESS)
         return r;
-    /* recording this would need a graph memory node, which graphs lack (api-status.txt): the capture is
-     * invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), never run now, out of the captured stream order */
-    if (p2n_drv_capture_active(s))
-        return p2n_drv_capture_sync_check(s);
     if (!dptr || bytesize == 0)
         return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_capture_active(s)) {
+        /* a graph memory allocation node: its memory is the graph's, at an address fixed now (CUDA takes only
+         * the pool's location from an explicit pool) */
+        int dev = c->device;
+        if (pool) {
+            pthread_mutex_lock(&pool_lock);
+            int ok = pool_ok(pool);
+            if (ok)
+                dev = ((p2n_pool *)pool)->device;
+            pthread_mutex_unlock(&pool_lock);
+            if (!ok)
+                return CUDA_ERROR_INVALID_VALUE;
+        }
+        return p2n_drv_capture_mem_alloc(s, dev, bytesize, dptr);
+    }
     pthread_mutex_lock(&pool_lock);
     p2n_pool *p = NULL;
     if (!pool)
@@ -271,15 +282,15 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
         return r;
     if ((r = p2n_drv_check_stream(s, c)) != CUDA_SUCCESS)
         return r;
-    /* recording this would need a graph memory node, which graphs lack (api-status.txt): the capture is
-     * invalidated (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED), never run now, out of the captured stream order */
-    if (p2n_drv_capture_active(s))
-        return p2n_drv_capture_sync_check(s);
+    if (p2n_drv_capture_active(s))   /* a graph memory free node (graph_memnode.c checks the pointer) */
+        return p2n_drv_capture_mem_free(s, dptr);
     p2n_alloc a;
-    /* only stream-ordered allocations; taken out of the table at once, so a second free of it fails */
-    if (!p2n_drv_alloc_take(dptr, P2N_ALLOC_POOL, &a))
+    /* only stream-ordered allocations and graph allocations; taken out of the table at once, so a second free of
+     * it fails */
+    if (p2n_drv_alloc_take(dptr, P2N_ALLOC_POOL, &a))
+        pool_block_release(&a);
+    else if (p2n_drv_graph_mem_end(dptr) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_VALUE;
-    pool_block_release(&a);
     return CUDA_SUCCESS;
 }
 

@@ -406,6 +406,11 @@ ir_type ir_reg_type(const ir_func *f, uint32_t reg) {
 
 /* ---------------------------------------------------------------- instruction queries */
 
+bool ir_is_runtime_extern(const char *n) {
+    return !strcmp(n, "vprintf") || !strcmp(n, "__assertfail") || !strcmp(n, "malloc") || !strcmp(n, "free") ||
+           !strcmp(n, "cudaGraphSetConditional");
+}
+
 bool ir_ins_has(const ir_ins *ins, ir_mod mod) {
     uint16_t w = IR_WORD(IR_W_MOD, mod);
     for (unsigned i = 0; i < ins->nwords; i++)

@@ -367,6 +367,11 @@ ir_space ir_ins_space(const ir_ins *ins);              /* first state-space word
 static inline const ir_opcode_info *ir_info(const ir_ins *ins) { return &ir_opcodes[ins->op]; }
 static inline bool ir_is_pseudo(const ir_ins *ins) { return ins->op >= IR_OP_FIRST_PSEUDO; }
 
+/* The functions nvcc declares `.extern .func` that no PTX module defines because CUDA's driver provides them
+ * (printf, assert, device malloc/free, setting a conditional graph node's condition): the targets give them bodies,
+ * the linker and the passes treat calls to them as defined. */
+bool ir_is_runtime_extern(const char *name);
+
 /* Printer: writes PTX text the front end reads back. Returns a malloc'd NUL-terminated string. */
 char *ir_print_module(const ir_module *m, size_t *len_out);
 

@@ -208,10 +208,6 @@ static uint32_t map_func(linker *L, unsigned k, uint32_t id) {
     return r;
 }
 
-static bool is_runtime_func(const char *n) {
-    return !strcmp(n, "vprintf") || !strcmp(n, "__assertfail") || !strcmp(n, "malloc") || !strcmp(n, "free");
-}
-
 /* A use of a symbol that no input defines: an error at the use, once per symbol. */
 static void check_use(linker *L, unsigned k, int kind, uint32_t id, const ir_ins *ins) {
     const ir_module *m = L->mods[k];
@@ -222,7 +218,7 @@ static void check_use(linker *L, unsigned k, int kind, uint32_t id, const ir_ins
         name_sid = v->name;
     } else {
         const ir_func *f = &m->funcs[id];
-        if (!func_linked(f) || is_runtime_func(ir_str(m, f->name))) return;
+        if (!func_linked(f) || ir_is_runtime_extern(ir_str(m, f->name))) return;
         name_sid = f->name;
     }
     lsym *s = &L->syms[S(L, k, name_sid)];

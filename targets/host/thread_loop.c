@@ -81,8 +81,7 @@ static bool timer_operand(const ir_operand *o) {
 }
 
 static bool runtime_extern(const ir_module *m, uint32_t fi) {
-    const char *n = ir_str(m, m->funcs[fi].name);
-    return !strcmp(n, "vprintf") || !strcmp(n, "malloc") || !strcmp(n, "free") || !strcmp(n, "__assertfail");
+    return ir_is_runtime_extern(ir_str(m, m->funcs[fi].name));
 }
 
 /* Per function facts: unsafe; has a strong memory operation; has one in a loop (which makes it unsafe). */

@@ -344,7 +344,8 @@ static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
     ir_func *f = &E->m->funcs[fi];
     const char *name = ir_str(E->m, f->name);
     int kind = strcmp(name, "vprintf") == 0 ? 1 : strcmp(name, "__assertfail") == 0 ? 2
-             : strcmp(name, "malloc") == 0 ? 3 : strcmp(name, "free") == 0 ? 4 : 0;
+             : strcmp(name, "malloc") == 0 ? 3 : strcmp(name, "free") == 0 ? 4
+             : strcmp(name, "cudaGraphSetConditional") == 0 ? 5 : 0;
     LLVMValueRef fn = E->fn[fi];
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(E->C, fn, "entry");
     LLVMPositionBuilderAtEnd(E->B, bb);
@@ -380,6 +381,15 @@ static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
         rt_call(E, RT_FREE, E->vd, a, 2);
         break;
     }
+    case 5: {
+        /* a conditional graph node's handle is the device address of its 32-bit condition (the driver's
+         * graph_cond.c): setting it is a store */
+        if (s->nparam < 2) return false;
+        LLVMValueRef slot = LLVMBuildIntToPtr(E->B, PARAM(0, E->i64), E->ptr, "");
+        LLVMValueRef st = LLVMBuildStore(E->B, PARAM(1, E->i32), slot);
+        LLVMSetVolatile(st, 1);
+        break;
+    }
     default: {
         /* an external function this module does not define: calls are diagnosed; the body traps */
         LLVMValueRef a[1] = {E->ctx};
@@ -397,8 +407,7 @@ bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi) {
     const ir_func *f = &E->m->funcs[fi];
     if (f->has_body) return true;
-    const char *n = ir_str(E->m, f->name);
-    return !strcmp(n, "vprintf") || !strcmp(n, "__assertfail") || !strcmp(n, "malloc") || !strcmp(n, "free");
+    return ir_is_runtime_extern(ir_str(E->m, f->name));
 }
 
 /* ---------------------------------------------------------------- descriptor */
