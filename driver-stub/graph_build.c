@@ -99,7 +99,8 @@ CUresult p2n_drv_graph_set_memset(p2n_graph_node *n, const CUDA_MEMSET_NODE_PARA
     if (r != CUDA_SUCCESS)
         return r;
     if ((p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) || !p->width || !p->height ||
-        (p->height > 1 && p->pitch < p->width * p->elementSize) || !p2n_drv_alloc_find(p->dst, 1, NULL))
+        (p->height > 1 && p->pitch < p->width * p->elementSize) ||
+        (!p2n_drv_alloc_find(p->dst, 1, NULL) && !p2n_drv_alloc_reserved(p->dst, 1)))
         return CUDA_ERROR_INVALID_VALUE;
     n->p.memset = *p;
     return CUDA_SUCCESS;

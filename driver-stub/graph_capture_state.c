@@ -623,7 +623,12 @@ void p2n_drv_capture_stream_gone(CUstream s)
     if (m && m->cap->origin == s) {
         teardown(m->cap, 1);   /* nobody can end it any more */
     } else if (m) {
-        m->cap->invalidated = 1;
+        /* a forked stream destroyed: harmless once the origin has joined its work (NVIDIA's graphMemoryNodes
+         * sample does this), else that work could never be joined */
+        member *o = find_member(m->cap->origin);
+        for (size_t d = 0; d < m->ndeps; d++)
+            if (!o || !reaches(o->deps, o->ndeps, m->deps[d], m->cap->graph))
+                m->cap->invalidated = 1;
         free(m->deps);
         free(m->edges);
         *m = members[--nmembers];

@@ -73,6 +73,7 @@ static int unref_locked(p2n_graph_mem *m)
 
 static void destroy(p2n_graph_mem *m)
 {
+    p2n_drv_alloc_reserve(m->base, m->size, 0);
     p2n_drv.be->mem_free((void *)(uintptr_t)m->base);
     free(m->access);
     free(m);
@@ -213,6 +214,7 @@ CUresult p2n_drv_graph_set_mem_alloc(p2n_graph_node *n, CUDA_MEM_ALLOC_NODE_PARA
     }
     if (ok) {
         all[nall++] = m;
+        p2n_drv_alloc_reserve(m->base, m->size, 1);
         count(&usage[device_of(m)].reserved, &usage[device_of(m)].reserved_high, m->size);
     }
     pthread_mutex_unlock(&gm_lock);

@@ -187,6 +187,12 @@ P2N_DRV_HIDDEN void p2n_drv_alloc_remove(uint64_t base);
 P2N_DRV_HIDDEN int p2n_drv_alloc_take(uint64_t base, int kind, p2n_alloc *out);
 /* Enters an allocation with an owner (a pool block); see p2n_alloc.owner. */
 P2N_DRV_HIDDEN void p2n_drv_alloc_add_owned(uint64_t base, size_t size, int kind, p2n_ctx *ctx, void *owner);
+/* Graph memory (graph_memnode.c): a graph allocation node's range for the node's whole life (on = 1 at its
+ * creation, 0 at its end). It is in the table only while valid (between the node's execution and a free), but
+ * operations recorded by a capture, and graph nodes, may name it before: p2n_drv_alloc_reserved says whether
+ * [p, p+n) lies in such a range. */
+P2N_DRV_HIDDEN void p2n_drv_alloc_reserve(uint64_t base, size_t size, int on);
+P2N_DRV_HIDDEN int p2n_drv_alloc_reserved(uint64_t p, size_t n);
 /* The storage of an allocation kind whose maker owns it is given back through this hook (called once per entry,
  * after the entry left the table, possibly with the table's lock held: the hook must not call the table). */
 typedef void (*p2n_alloc_release_fn)(const p2n_alloc *a);

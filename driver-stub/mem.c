@@ -70,6 +70,48 @@ int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out)
     return ok;
 }
 
+/* graph memory: each graph allocation node's range, from the node's creation to its end (graph_memnode.c) */
+static struct reserved {
+    uint64_t base;
+    size_t size;
+} *resv;
+static size_t nresv, capresv;
+/* its own lock: a release hook running under tab_lock may end a range */
+static pthread_mutex_t resv_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void p2n_drv_alloc_reserve(uint64_t base, size_t size, int on)
+{
+    pthread_mutex_lock(&resv_lock);
+    if (on) {
+        if (nresv == capresv) {
+            size_t nc = capresv ? capresv * 2 : 16;
+            struct reserved *na = realloc(resv, nc * sizeof *na);
+            if (!na)
+                abort();   /* as alloc_insert: the table cannot be left inconsistent */
+            resv = na;
+            capresv = nc;
+        }
+        resv[nresv++] = (struct reserved){base, size};
+    } else {
+        for (size_t i = 0; i < nresv; i++)
+            if (resv[i].base == base) {
+                resv[i] = resv[--nresv];
+                break;
+            }
+    }
+    pthread_mutex_unlock(&resv_lock);
+}
+
+int p2n_drv_alloc_reserved(uint64_t p, size_t n)
+{
+    pthread_mutex_lock(&resv_lock);
+    int ok = 0;
+    for (size_t i = 0; i < nresv && !ok; i++)
+        ok = p >= resv[i].base && p - resv[i].base <= resv[i].size && n <= resv[i].size - (p - resv[i].base);
+    pthread_mutex_unlock(&resv_lock);
+    return ok;
+}
+
 /* inserts an entry; tab_lock held */
 static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags, void *owner)
 {
@@ -433,6 +475,13 @@ static int dev_range_ok(uint64_t p, size_t n)
     return p2n_drv_alloc_find(p, n, NULL);
 }
 
+/* a device range an operation on stream s may name: allocated now, or graph memory an operation recorded by a
+ * capture names before its allocation node has run */
+static int range_ok(CUstream s, int sync, uint64_t p, size_t n)
+{
+    return dev_range_ok(p, n) || (!sync && p2n_drv_alloc_reserved(p, n) && p2n_drv_capture_active(s));
+}
+
 static CUresult copy_prologue(CUstream s, p2n_ctx **c)
 {
     CUresult r = p2n_drv_get_ctx(NULL, c);
@@ -450,7 +499,7 @@ static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, 
         return r;
     if (n == 0)
         return CUDA_SUCCESS;
-    if (!src || !dev_range_ok(dst, n))
+    if (!src || !range_ok(s, sync, dst, n))
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, (CUdeviceptr)(uintptr_t)src, n);
@@ -471,7 +520,7 @@ static CUresult do_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s, int sy
         return r;
     if (n == 0)
         return CUDA_SUCCESS;
-    if (!dst || !dev_range_ok(src, n))
+    if (!dst || !range_ok(s, sync, src, n))
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, (CUdeviceptr)(uintptr_t)dst, src, n);
@@ -492,7 +541,7 @@ static CUresult do_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, 
         return r;
     if (n == 0)
         return CUDA_SUCCESS;
-    if (!dev_range_ok(dst, n) || !dev_range_ok(src, n))
+    if (!range_ok(s, sync, dst, n) || !range_ok(s, sync, src, n))
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, src, n);
@@ -517,7 +566,7 @@ static CUresult do_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
         return CUDA_SUCCESS;
     if (!dst || !src)
         return CUDA_ERROR_INVALID_VALUE;
-    int dd = dev_range_ok(dst, n), sd = dev_range_ok(src, n);
+    int dd = range_ok(s, sync, dst, n), sd = range_ok(s, sync, src, n);
     if (dd && sd)
         return do_dtod(dst, src, n, s, sync);
     if (dd)
@@ -589,7 +638,7 @@ static CUresult do_memset(CUdeviceptr dst, uint32_t value, unsigned esize, size_
         return r;
     if (count == 0)
         return CUDA_SUCCESS;
-    if (dst % esize != 0 || count > SIZE_MAX / esize || !dev_range_ok(dst, count * esize))
+    if (dst % esize != 0 || count > SIZE_MAX / esize || !range_ok(s, 0, dst, count * esize))
         return CUDA_ERROR_INVALID_VALUE;
     if (p2n_drv_capture_active(s))
         return p2n_drv_capture_memset(s, dst, count * esize, value, esize, count, 1);
@@ -658,7 +707,7 @@ static CUresult do_memset_2d(CUdeviceptr dst, size_t pitch, uint32_t value, unsi
         __builtin_mul_overflow(pitch, height - 1, &span) || __builtin_add_overflow(span, row, &span))
         return CUDA_ERROR_INVALID_VALUE;
     /* the whole region first: a bad one must change nothing */
-    if (dst % esize != 0 || !dev_range_ok(dst, span))
+    if (dst % esize != 0 || !range_ok(s, 0, dst, span))
         return CUDA_ERROR_INVALID_VALUE;
     if (p2n_drv_capture_active(s))
         return p2n_drv_capture_memset(s, dst, pitch, value, esize, width, height);

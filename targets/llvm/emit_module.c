@@ -435,21 +435,72 @@ static LLVMValueRef u32_array(emit_ctx *E, const uint32_t *v, unsigned n) {
     return g;
 }
 
-/* The static shared bytes kernel fi can name, laid out alone: every static of module or .func scope (a function
- * it calls may use it) and its own entry-scope ones, not those of the module's other kernels (nvcc demotes each
- * kernel's __shared__ variables into its entry). The module-wide window of the host is their sum over all kernels;
- * CUDA reports, and sizes occupancy by, this. */
+/* Marks in `used` the variables an operand names and pushes the functions it names (call targets, addresses
+ * taken) on the stack. */
+static void note_operand(const ir_operand *o, uint8_t *used, uint8_t *seen, uint32_t *stack, uint32_t *n,
+                         uint32_t nvars, uint32_t nfuncs) {
+    if (o->kind == IR_OPND_VEC || o->kind == IR_OPND_LIST || o->kind == IR_OPND_TEXARGS) {
+        for (unsigned k = 0; k < o->aux; k++) note_operand(&ir_elems(o)[k], used, seen, stack, n, nvars, nfuncs);
+        return;
+    }
+    if ((o->kind == IR_OPND_VAR || (o->kind == IR_OPND_ADDR && (o->flags & IR_OPNDF_BASE_VAR))) && o->id < nvars)
+        used[o->id] = 1;
+    bool fn = o->kind == IR_OPND_FUNC || (o->kind == IR_OPND_ADDR && (o->flags & IR_OPNDF_BASE_FUNC));
+    if (fn && o->id < nfuncs && !seen[o->id]) {
+        seen[o->id] = 1;
+        stack[(*n)++] = o->id;
+    }
+}
+
+/* The variables kernel fi can reach: named by it or by a function it calls (transitively) or whose address it
+ * takes. False when it calls through a register: then any function whose address is taken anywhere may run. */
+static bool vars_reached(const ir_module *m, uint32_t fi, uint8_t *used) {
+    uint8_t *seen = calloc(m->nfuncs + 1, 1);
+    uint32_t *stack = malloc((m->nfuncs + 1) * sizeof *stack);
+    bool ok = seen && stack;
+    uint32_t n = 0;
+    if (ok) {
+        seen[fi] = 1;
+        stack[n++] = fi;
+    }
+    while (ok && n) {
+        const ir_func *f = &m->funcs[stack[--n]];
+        for (uint32_t b = 0; b < f->nblocks && ok; b++)
+            for (uint32_t i = 0; i < f->blocks[b].n && ok; i++) {
+                const ir_ins *ins = &f->blocks[b].ins[i];
+                if (ins->op == IR_OP_CALL) {
+                    const ir_operand *t = &ins->ops[ins->nops && ins->ops[0].kind == IR_OPND_LIST ? 1 : 0];
+                    if (t->kind != IR_OPND_FUNC) ok = false;
+                }
+                for (unsigned k = 0; k < ins->nops; k++)
+                    note_operand(&ins->ops[k], used, seen, stack, &n, m->nvars, m->nfuncs);
+            }
+    }
+    free(seen);
+    free(stack);
+    return ok;
+}
+
+/* The static shared bytes kernel fi uses, laid out alone (CUDA's SHARED_SIZE_BYTES, which CUDA reports and sizes
+ * occupancy and the launch limit by; host descriptor own_smem_bytes): the statics it or a function it calls names,
+ * as ptxas counts them. nvcc puts the __shared__ variables of device functions (CUB's temp storage) at module
+ * scope, so a module of many kernels has far more statics than any one kernel uses. When the kernel calls through
+ * a pointer, every static of module or .func scope counts, with its own entry-scope ones (never another
+ * kernel's). The module-wide window of the host is the sum over all kernels. */
 static uint64_t own_static_smem(emit_ctx *E, uint32_t fi) {
     ir_module *m = E->m;
+    uint8_t *used = calloc(m->nvars + 1, 1);
+    bool exact = used && vars_reached(m, fi, used);
     uint64_t bytes = 0;
     for (uint32_t v = 0; v < m->nvars; v++) {
         const ir_var *var = &m->vars[v];
         if (var_space(E, v) != IR_S_SHARED || var->linkage == IR_LINK_EXTERN) continue;
         bool other_entry = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry &&
                            (uint32_t)var->func != fi;
-        if (other_entry) continue;
+        if (other_entry || (exact && !used[v])) continue;
         bytes = p2n_align_up(bytes, var_align(var)) + E->var_size[v];
     }
+    free(used);
     return bytes;
 }
 

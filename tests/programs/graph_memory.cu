@@ -1,6 +1,6 @@
 // graph_memory — graph memory nodes as NVIDIA's graphMemoryNodes and graphMemoryFootprint samples use them: an
 // explicit allocation node, kernels using its fixed address and a free node; the same captured from
-// cudaMallocAsync/cudaFreeAsync; an allocation left valid by the graph and used, then freed, outside it; the
+// cudaMallocAsync/cudaFreeAsync, with copies and memsets that name the allocation before it exists; an allocation left valid by the graph and used, then freed, outside it; the
 // relaunch rules (cudaErrorInvalidValue while the previous launch's allocation lives, unless the exec was
 // instantiated with cudaGraphInstantiateFlagAutoFreeOnLaunch); cudaDeviceGetGraphMemAttribute's used and reserved
 // amounts. Every result is checked against the host.
@@ -133,22 +133,28 @@ int main()
         cudaGraph_t g;
         float *a = NULL;
         CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+        static float host_in[N], host_out[N];
+        for (int i = 0; i < N; i++)
+            host_in[i] = 1.5f + i;
         CHECK(cudaMallocAsync((void **)&a, bytes, s));
-        fill<<<N / THREADS, THREADS, 0, s>>>(a, 1.5f, N);
+        // copies and memsets name the allocation before its node has run: recorded, not refused
+        CHECK(cudaMemsetAsync(a, 0xff, bytes, s));
+        CHECK(cudaMemcpyAsync(a, host_in, bytes, cudaMemcpyHostToDevice, s));
         CHECK(cudaMemsetAsync(sum, 0, sizeof(double), s));
         sum_into<<<N / THREADS, THREADS, 0, s>>>(a, sum, N);
+        CHECK(cudaMemcpyAsync(host_out, a, bytes, cudaMemcpyDeviceToHost, s));
         CHECK(cudaFreeAsync(a, s));
         CHECK(cudaStreamEndCapture(s, &g));
         size_t nn = 0;
         CHECK(cudaGraphGetNodes(g, NULL, &nn));
-        EXPECT(nn == 5, "captured graph has %zu nodes, expected 5", nn);
-        cudaGraphNode_t nodes[5];
+        EXPECT(nn == 7, "captured graph has %zu nodes, expected 7", nn);
+        cudaGraphNode_t nodes[7];
         CHECK(cudaGraphGetNodes(g, nodes, &nn));
-        cudaGraphNodeType t0, t4;
+        cudaGraphNodeType t0, t6;
         CHECK(cudaGraphNodeGetType(nodes[0], &t0));
-        CHECK(cudaGraphNodeGetType(nodes[4], &t4));
-        EXPECT(t0 == cudaGraphNodeTypeMemAlloc && t4 == cudaGraphNodeTypeMemFree, "node types %d %d", (int)t0,
-               (int)t4);
+        CHECK(cudaGraphNodeGetType(nodes[6], &t6));
+        EXPECT(t0 == cudaGraphNodeTypeMemAlloc && t6 == cudaGraphNodeTypeMemFree, "node types %d %d", (int)t0,
+               (int)t6);
         cudaGraphExec_t e;
         CHECK(cudaGraphInstantiate(&e, g, NULL, NULL, 0));
         for (int launch = 0; launch < 2; launch++) {
@@ -157,6 +163,8 @@ int main()
             double h = 0;
             CHECK(cudaMemcpy(&h, sum, sizeof h, cudaMemcpyDeviceToHost));
             EXPECT(h == expected(1.5f), "captured graph, launch %d: %.1f", launch, h);
+            EXPECT(host_out[0] == 1.5f && host_out[N - 1] == 1.5f + (N - 1), "copied back: %g .. %g", host_out[0],
+                   host_out[N - 1]);
         }
         CHECK(cudaGraphExecDestroy(e));
         CHECK(cudaGraphDestroy(g));
