@@ -384,7 +384,7 @@ CUresult cuCtxSetCacheConfig(CUfunc_cache config)
     return p2n_drv_get_ctx_nosticky(NULL, &c);
 }
 
-/* no access-policy window persists anything (MAX_PERSISTING_L2_CACHE_SIZE is 0): nothing to reset */
+/* access-policy windows are hints that persist nothing in these backends' caches: nothing to reset */
 CUresult cuCtxResetPersistingL2Cache(void)
 {
     p2n_ctx *c;

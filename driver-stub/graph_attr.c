@@ -33,14 +33,8 @@ static int kernel_node_attr_valid(CUkernelNodeAttrID id)
 static CUresult check_value(CUkernelNodeAttrID id, const CUkernelNodeAttrValue *v)
 {
     switch (id) {
-    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
-        /* no persisting L2 (CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE is 0): only the empty window */
-        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
-        if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
-            (unsigned)w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->num_bytes > 0)
-            return CUDA_ERROR_INVALID_VALUE;
-        return CUDA_SUCCESS;
-    }
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+        return p2n_drv_check_access_policy_window(&v->accessPolicyWindow);
     case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
         return v->cooperative ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;   /* no grid-wide sync */
     case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {

@@ -214,6 +214,9 @@ P2N_DRV_HIDDEN CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelPara
 /* stream.c */
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */
 P2N_DRV_HIDDEN CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c);
+/* access-policy windows (stream and kernel-node attributes, cuLaunchKernelEx): hints, checked as CUDA checks them */
+enum { P2N_MAX_PERSISTING_L2 = 24 << 20, P2N_MAX_ACCESS_POLICY_WINDOW = 134213632 };
+P2N_DRV_HIDDEN CUresult p2n_drv_check_access_policy_window(const CUaccessPolicyWindow *w);
 
 /* errors.c */
 P2N_DRV_HIDDEN const char *p2n_drv_error_name(CUresult r);

@@ -3,7 +3,7 @@
  * the context, then calls p2n_drv_limit_get/set). */
 #include "internal.h"
 
-static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20;
+static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20, limit_persisting_l2;
 static int stack_limit_set;
 /* set once a backend has built the device heap (a kernel calling malloc/free was launched): its size is fixed
  * from then on, and cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) fails as CUDA's does */
@@ -26,7 +26,7 @@ CUresult p2n_drv_limit_get(CUlimit limit, size_t *pvalue)
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH: *pvalue = 2; break;
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT: *pvalue = 2048; break;
     case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: *pvalue = 64; break;
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: *pvalue = 0; break;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: *pvalue = limit_persisting_l2; break;
     default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
     }
     return CUDA_SUCCESS;
@@ -46,8 +46,10 @@ CUresult p2n_drv_limit_set(CUlimit limit, size_t value)
         break;
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
-    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY:
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE: break;
+    case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: break;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:   /* a hint; NVIDIA clamps it to the device's maximum */
+        limit_persisting_l2 = value > (size_t)P2N_MAX_PERSISTING_L2 ? (size_t)P2N_MAX_PERSISTING_L2 : value;
+        break;
     default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
     }
     return CUDA_SUCCESS;

@@ -368,25 +368,21 @@ static int stream_attr_id_valid(CUstreamAttrID id)
            id == CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN || id == CU_LAUNCH_ATTRIBUTE_NVLINK_UTIL_CENTRIC_SCHEDULING;
 }
 
+/* a window no larger than CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, a hit ratio in [0, 1], known
+ * properties; kept and reported back, otherwise a hint with no effect on these backends' caches */
+CUresult p2n_drv_check_access_policy_window(const CUaccessPolicyWindow *w)
+{
+    if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
+        (unsigned)w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->num_bytes > (size_t)P2N_MAX_ACCESS_POLICY_WINDOW)
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
 static CUresult check_stream_attr(CUstreamAttrID id, const CUstreamAttrValue *v)
 {
     switch (id) {
-    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW: {
-        /* a window no larger than CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE (0 here: no persisting L2, so
-         * only the empty window that programs clamp to it) */
-        const CUaccessPolicyWindow *w = &v->accessPolicyWindow;
-        int max_window = 0;
-        CUdevice dev;
-        CUresult r = cuCtxGetDevice(&dev);
-        if (r == CUDA_SUCCESS)
-            r = cuDeviceGetAttribute(&max_window, CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE, dev);
-        if (r != CUDA_SUCCESS)
-            return r;
-        if (!(w->hitRatio >= 0.0f && w->hitRatio <= 1.0f) || (unsigned)w->hitProp > CU_ACCESS_PROPERTY_PERSISTING ||
-            (unsigned)w->missProp > CU_ACCESS_PROPERTY_PERSISTING || w->num_bytes > (size_t)max_window)
-            return CUDA_ERROR_INVALID_VALUE;
-        return CUDA_SUCCESS;
-    }
+    case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
+        return p2n_drv_check_access_policy_window(&v->accessPolicyWindow);
     case CU_LAUNCH_ATTRIBUTE_SYNCHRONIZATION_POLICY:
         return v->syncPolicy >= CU_SYNC_POLICY_AUTO && v->syncPolicy <= CU_SYNC_POLICY_BLOCKING_SYNC
                    ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;

@@ -482,11 +482,11 @@ static bool vars_reached(const ir_module *m, uint32_t fi, uint8_t *used) {
 }
 
 /* The static shared bytes kernel fi uses, laid out alone (CUDA's SHARED_SIZE_BYTES, which CUDA reports and sizes
- * occupancy and the launch limit by; host descriptor own_smem_bytes): the statics it or a function it calls names,
- * as ptxas counts them. nvcc puts the __shared__ variables of device functions (CUB's temp storage) at module
- * scope, so a module of many kernels has far more statics than any one kernel uses. When the kernel calls through
- * a pointer, every static of module or .func scope counts, with its own entry-scope ones (never another
- * kernel's). The module-wide window of the host is the sum over all kernels. */
+ * occupancy and the launch limit by; host descriptor own_smem_bytes), as ptxas -v counts them: its own entry-scope
+ * statics, used or not, and the statics of module or .func scope that it or a function it calls names (nvcc puts
+ * the __shared__ variables of device functions, CUB's temp storage, at module scope: a module of many kernels has
+ * far more of them than any one kernel uses). When the kernel calls through a pointer, every static of module or
+ * .func scope counts. Never another kernel's. The host's module-wide window is the sum over all kernels. */
 static uint64_t own_static_smem(emit_ctx *E, uint32_t fi) {
     ir_module *m = E->m;
     uint8_t *used = calloc(m->nvars + 1, 1);
@@ -495,9 +495,8 @@ static uint64_t own_static_smem(emit_ctx *E, uint32_t fi) {
     for (uint32_t v = 0; v < m->nvars; v++) {
         const ir_var *var = &m->vars[v];
         if (var_space(E, v) != IR_S_SHARED || var->linkage == IR_LINK_EXTERN) continue;
-        bool other_entry = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry &&
-                           (uint32_t)var->func != fi;
-        if (other_entry || (exact && !used[v])) continue;
+        bool entry_scope = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry;
+        if (entry_scope ? (uint32_t)var->func != fi : exact && !used[v]) continue;
         bytes = p2n_align_up(bytes, var_align(var)) + E->var_size[v];
     }
     free(used);
