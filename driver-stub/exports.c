@@ -21,11 +21,20 @@ static CUresult unsupported(atomic_flag *said, const char *table, int slot)
 }
 
 /* A stub per unimplemented slot (arguments, whatever they are, are ignored: the SysV ABI lets a callee
- * declared without parameters be called with any). */
+ * declared without parameters be called with any). NSQ: a slot cudart 13 was seen calling that tolerates the
+ * refusal (the program goes on and gives right results): said only with P2N_VERBOSE. */
 #define NS(tab, n) \
     static CUresult ns_##tab##_##n(void) \
     { \
         static atomic_flag said = ATOMIC_FLAG_INIT; \
+        return unsupported(&said, #tab, n); \
+    }
+#define NSQ(tab, n) \
+    static CUresult ns_##tab##_##n(void) \
+    { \
+        static atomic_flag said = ATOMIC_FLAG_INIT; \
+        if (!p2n_drv_verbose()) \
+            return CUDA_ERROR_NOT_SUPPORTED; \
         return unsupported(&said, #tab, n); \
     }
 #define FN(f) {.fn = (p2n_export_fn)(f)}
@@ -74,14 +83,17 @@ static void *hooks_buffer6(void **p, size_t *n)
         *n = sizeof hooks_buf6;
     return hooks_buf6;
 }
-NS(TOOLS_RUNTIME_CALLBACK_HOOKS, 1) NS(TOOLS_RUNTIME_CALLBACK_HOOKS, 3) NS(TOOLS_RUNTIME_CALLBACK_HOOKS, 4)
+/* [1] and [4] are called (then TOOLS_TLS [2]) when a graph memory free node is added behind a kernel node
+ * (cudaGraphAddMemFreeNode; NVIDIA's graphMemoryNodes sample, tests/programs/graph_memory.cu): refused, the
+ * program goes on and its results are right */
+NSQ(TOOLS_RUNTIME_CALLBACK_HOOKS, 1) NS(TOOLS_RUNTIME_CALLBACK_HOOKS, 3) NSQ(TOOLS_RUNTIME_CALLBACK_HOOKS, 4)
 NS(TOOLS_RUNTIME_CALLBACK_HOOKS, 5)
 static const p2n_export_slot table_tools_hooks[] = {
     {.size = 0x38}, FN(ns_TOOLS_RUNTIME_CALLBACK_HOOKS_1), FN(hooks_buffer2), FN(ns_TOOLS_RUNTIME_CALLBACK_HOOKS_3),
     FN(ns_TOOLS_RUNTIME_CALLBACK_HOOKS_4), FN(ns_TOOLS_RUNTIME_CALLBACK_HOOKS_5), FN(hooks_buffer6)};
 
-/* ---- 42d85a81… TOOLS_TLS: must exist; no slot was seen called ---- */
-NS(TOOLS_TLS, 1) NS(TOOLS_TLS, 2)
+/* ---- 42d85a81… TOOLS_TLS: must exist; [2] is called with TOOLS_RUNTIME_CALLBACK_HOOKS [1] and [4] above ---- */
+NS(TOOLS_TLS, 1) NSQ(TOOLS_TLS, 2)
 static const p2n_export_slot table_tools_tls[] = {{.size = 0x18}, FN(ns_TOOLS_TLS_1), FN(ns_TOOLS_TLS_2)};
 
 /* ---- c693336e… CONTEXT_LOCAL_STORAGE_INTERFACE_V0301: no size slot; put, delete, get, then NULL ---- */
