@@ -411,6 +411,12 @@ bool ir_is_runtime_extern(const char *n) {
            !strcmp(n, "cudaGraphSetConditional");
 }
 
+bool ir_is_device_runtime(const char *n) {
+    /* cnp*: what the device runtime library's own PTX (libcudadevrt, linked into -rdc programs) calls */
+    return !strncmp(n, "__cuda_syscall_", 15) || !strncmp(n, "cudaLaunchDevice", 16) ||
+           !strncmp(n, "cudaGetParameterBuffer", 22) || !strncmp(n, "cnp", 3);
+}
+
 bool ir_ins_has(const ir_ins *ins, ir_mod mod) {
     uint16_t w = IR_WORD(IR_W_MOD, mod);
     for (unsigned i = 0; i < ins->nwords; i++)

@@ -218,7 +218,8 @@ static void check_use(linker *L, unsigned k, int kind, uint32_t id, const ir_ins
         name_sid = v->name;
     } else {
         const ir_func *f = &m->funcs[id];
-        if (!func_linked(f) || ir_is_runtime_extern(ir_str(m, f->name))) return;
+        const char *fname = ir_str(m, f->name);
+        if (!func_linked(f) || ir_is_runtime_extern(fname) || ir_is_device_runtime(fname)) return;
         name_sid = f->name;
     }
     lsym *s = &L->syms[S(L, k, name_sid)];

@@ -1,4 +1,5 @@
 /* emit_ctrl.c — bra, brx.idx, call (PTX parameter ABI as byte buffers), ret, exit, trap, brkpt. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,7 +113,14 @@ static bool emit_call(emit_ctx *E, const ir_ins *ins) {
     if (target->kind == IR_OPND_FUNC) {
         const ir_func *cf = &E->m->funcs[target->id];
         if (!emit_is_runtime_func(E, target->id)) {
-            emit_unsupported(E, "call to an external function not defined in this module");
+            char why[320];
+            const char *name = ir_str(E->m, cf->name);
+            if (ir_is_device_runtime(name))
+                snprintf(why, sizeof why, "CUDA dynamic parallelism (a kernel launching kernels: '%s' of CUDA's "
+                         "device runtime) is not supported", name);
+            else
+                snprintf(why, sizeof why, "call to '%s', an external function no module defines", name);
+            emit_unsupported(E, why);
             return true;
         }
         if (cf->is_entry) return false;
