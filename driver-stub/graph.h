@@ -95,6 +95,7 @@ struct p2n_graph {
     unsigned long long flags;
     p2n_graph_cond **conds;     /* the conditional handles made for this graph (references) */
     size_t nconds;
+    p2n_graph *exec;            /* graphs with conditional or memory nodes: their one exec (checked live) */
 };
 
 /* ---- graph_core.c: objects ---- */
@@ -135,6 +136,9 @@ P2N_DRV_HIDDEN void p2n_drv_graph_remove_edge(p2n_graph_node *from, p2n_graph_no
  * p2n_drv_graph_adopt makes it a top-level object (released with its context). */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **out);
 P2N_DRV_HIDDEN void p2n_drv_graph_adopt(p2n_graph *g);
+/* g has conditional or memory nodes: CUDA (H100, recorded) refuses to clone it, to nest it as a child graph and to
+ * instantiate it while an exec of it lives (CUDA_ERROR_NOT_SUPPORTED) */
+P2N_DRV_HIDDEN int p2n_drv_graph_single_exec(const p2n_graph *g);
 /* an empty graph owned by a node (a conditional node's body) */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_new_body(p2n_ctx *c, p2n_graph **out);
 /* g's nodes in a topological order (malloc'd array of g->nnodes); CUDA_ERROR_INVALID_VALUE on a cycle */
@@ -177,7 +181,7 @@ P2N_DRV_HIDDEN int p2n_drv_capture_active(CUstream s);
 P2N_DRV_HIDDEN int p2n_drv_capture_graph_busy(const p2n_graph *g);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_begin(CUstream s, p2n_graph *g, int owns_graph, CUstreamCaptureMode mode,
                                               const CUgraphNode *deps, size_t ndeps);
-/* want_graph == 0 (no place to return the graph): allowed only for a capture into the caller's graph */
+/* want_graph == 0 (no place to return the graph): the capture ends; a graph it made itself is discarded */
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_update_deps(CUstream s, const CUgraphNode *deps, size_t ndeps, unsigned flags);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, const unsigned grid[3],

@@ -132,6 +132,8 @@ CUresult p2n_drv_graph_set_child(p2n_graph_node *n, CUgraph child)
         return r;
     if (cg == n->graph)
         return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_graph_single_exec(cg))
+        return CUDA_ERROR_NOT_SUPPORTED;
     p2n_graph *copy;
     r = p2n_drv_graph_clone(cg, P2N_MAGIC_GRAPH, &copy);   /* CUDA clones the child graph into the node */
     if (r != CUDA_SUCCESS)
@@ -626,6 +628,8 @@ CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
         return r;
     if (!phGraphClone)
         return CUDA_ERROR_INVALID_VALUE;
+    if (p2n_drv_graph_single_exec(g))
+        return CUDA_ERROR_NOT_SUPPORTED;
     p2n_graph *copy;
     r = p2n_drv_graph_clone(g, P2N_MAGIC_GRAPH, &copy);
     if (r != CUDA_SUCCESS)

@@ -313,8 +313,6 @@ CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph)
         r = CUDA_ERROR_STREAM_CAPTURE_UNMATCHED;
     } else if (m->cap->mode != CU_STREAM_CAPTURE_MODE_RELAXED && !pthread_equal(m->cap->thread, pthread_self())) {
         r = CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
-    } else if (!want_graph && m->cap->owns_graph) {
-        r = CUDA_ERROR_INVALID_VALUE;   /* the graph the capture made would be lost */
     } else {
         capture *cap = m->cap;
         if (cap->invalidated)
@@ -327,7 +325,11 @@ CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph)
                     r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
         }
         *out = r == CUDA_SUCCESS ? cap->graph : NULL;
-        teardown(cap, r != CUDA_SUCCESS);
+        /* nowhere to return the graph the capture made: CUDA (H100, recorded) ends the capture and succeeds; the
+         * graph is discarded */
+        teardown(cap, r != CUDA_SUCCESS || (!want_graph && cap->owns_graph));
+        if (!want_graph)
+            *out = NULL;
     }
     pthread_mutex_unlock(&cap_lock);
     return r;

@@ -386,6 +386,17 @@ CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **o
     return CUDA_SUCCESS;
 }
 
+int p2n_drv_graph_single_exec(const p2n_graph *g)
+{
+    for (size_t i = 0; i < g->nnodes; i++) {
+        CUgraphNodeType t = g->nodes[i]->type;
+        if (t == CU_GRAPH_NODE_TYPE_CONDITIONAL || t == CU_GRAPH_NODE_TYPE_MEM_ALLOC ||
+            t == CU_GRAPH_NODE_TYPE_MEM_FREE)
+            return 1;
+    }
+    return 0;
+}
+
 CUresult p2n_drv_graph_new_body(p2n_ctx *c, p2n_graph **out)
 {
     p2n_graph *g = graph_alloc(c, P2N_MAGIC_GRAPH);

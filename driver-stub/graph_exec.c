@@ -55,6 +55,9 @@ static CUresult instantiate(CUgraphExec *phExec, CUgraph hGraph, unsigned long l
         return CUDA_ERROR_INVALID_VALUE;
     if (flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH)
         return CUDA_ERROR_NOT_SUPPORTED;   /* device code cannot launch graphs here (no device runtime) */
+    int single = p2n_drv_graph_single_exec(g);
+    if (single && g->exec && p2n_drv_is_live(g->exec, P2N_MAGIC_GRAPH_EXEC))
+        return CUDA_ERROR_NOT_SUPPORTED;   /* one exec at a time of a graph with conditional or memory nodes */
     p2n_graph *exec;
     r = p2n_drv_graph_clone(g, P2N_MAGIC_GRAPH_EXEC, &exec);
     if (r != CUDA_SUCCESS)
@@ -68,6 +71,8 @@ static CUresult instantiate(CUgraphExec *phExec, CUgraph hGraph, unsigned long l
         return r;
     }
     exec->flags = flags;
+    if (single)
+        g->exec = exec;
     p2n_drv_graph_adopt(exec);
     *phExec = (CUgraphExec)exec;
     if (result)

@@ -227,22 +227,30 @@ CUresult p2n_drv_graph_set_mem_alloc(p2n_graph_node *n, CUDA_MEM_ALLOC_NODE_PARA
     return CUDA_SUCCESS;
 }
 
-CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdeviceptr dptr)
+static int is_graph_allocation(CUdeviceptr dptr)
 {
     pthread_mutex_lock(&gm_lock);
     int known = 0;
     for (size_t i = 0; i < nall && !known; i++)
         known = all[i]->base == dptr;
     pthread_mutex_unlock(&gm_lock);
-    if (!known)
+    return known;
+}
+
+CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdeviceptr dptr)
+{
+    if (!is_graph_allocation(dptr))
         return CUDA_ERROR_INVALID_VALUE;   /* a free node frees graph allocations only */
     n->p.free_ptr = dptr;
     return CUDA_SUCCESS;
 }
 
-/* a node on a capturing stream; a capture whose call failed is invalidated, as in CUDA */
+/* a node on a capturing stream. A free of memory that is no graph allocation is refused before anything is
+ * recorded, the capture going on (CUDA, H100, recorded); any other failure invalidates the capture */
 static CUresult capture(CUstream s, CUgraphNodeType type, CUDA_MEM_ALLOC_NODE_PARAMS *alloc, CUdeviceptr dptr)
 {
+    if (!alloc && !is_graph_allocation(dptr))
+        return CUDA_ERROR_INVALID_VALUE;
     p2n_graph_node *n;
     CUresult r = p2n_drv_capture_node(s, type, &n);
     if (r != CUDA_SUCCESS)

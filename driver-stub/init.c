@@ -386,8 +386,8 @@ static int attribute_value(CUdevice_attribute a, int *known)
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_WIN32_KMT_HANDLE_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return 32;
     case CU_DEVICE_ATTRIBUTE_GENERIC_COMPRESSION_SUPPORTED: return 0;
-    /* access-policy windows are accepted as hints (CUDA calls them hints too): the sizes NVIDIA's Ampere/Hopper
-     * parts report, 3/4 of the L2 above for persisting lines and NVIDIA's window limit */
+    /* access-policy windows are accepted as hints (CUDA calls them hints too): sizes in the proportions of the
+     * H100 (recorded: 32768000 persisting bytes of a 50 MiB L2, a 128 MiB window) */
     case CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE: return P2N_MAX_PERSISTING_L2;
     case CU_DEVICE_ATTRIBUTE_MAX_ACCESS_POLICY_WINDOW_SIZE: return P2N_MAX_ACCESS_POLICY_WINDOW;
     case CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED: return 0;

@@ -215,7 +215,7 @@ P2N_DRV_HIDDEN CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelPara
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */
 P2N_DRV_HIDDEN CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c);
 /* access-policy windows (stream and kernel-node attributes, cuLaunchKernelEx): hints, checked as CUDA checks them */
-enum { P2N_MAX_PERSISTING_L2 = 24 << 20, P2N_MAX_ACCESS_POLICY_WINDOW = 134213632 };
+enum { P2N_MAX_PERSISTING_L2 = 20971520, P2N_MAX_ACCESS_POLICY_WINDOW = 134217728 };
 P2N_DRV_HIDDEN CUresult p2n_drv_check_access_policy_window(const CUaccessPolicyWindow *w);
 
 /* errors.c */

@@ -3,7 +3,9 @@
  * the context, then calls p2n_drv_limit_get/set). */
 #include "internal.h"
 
-static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20, limit_persisting_l2;
+/* the persisting-L2 default: 30% of the maximum, as the H100 reports before any set (9830400 of 32768000) */
+static size_t limit_stack = 1024, limit_printf = 1 << 20, limit_heap = 8 << 20,
+              limit_persisting_l2 = (size_t)P2N_MAX_PERSISTING_L2 / 10 * 3;
 static int stack_limit_set;
 /* set once a backend has built the device heap (a kernel calling malloc/free was launched): its size is fixed
  * from then on, and cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE) fails as CUDA's does */
@@ -47,8 +49,10 @@ CUresult p2n_drv_limit_set(CUlimit limit, size_t value)
     case CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH:
     case CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT:
     case CU_LIMIT_MAX_L2_FETCH_GRANULARITY: break;
-    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:   /* a hint; NVIDIA clamps it to the device's maximum */
-        limit_persisting_l2 = value > (size_t)P2N_MAX_PERSISTING_L2 ? (size_t)P2N_MAX_PERSISTING_L2 : value;
+    case CU_LIMIT_PERSISTING_L2_CACHE_SIZE:   /* a hint; above the device's maximum: INVALID_VALUE (H100) */
+        if (value > (size_t)P2N_MAX_PERSISTING_L2)
+            return CUDA_ERROR_INVALID_VALUE;
+        limit_persisting_l2 = value;
         break;
     default: return CUDA_ERROR_UNSUPPORTED_LIMIT;
     }

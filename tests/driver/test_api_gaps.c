@@ -294,11 +294,15 @@ static void test_stream_attributes(void)
     v.accessPolicyWindow.hitRatio = 2.0f;
     EXPECT(cuStreamSetAttribute(s, CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW, &v), CUDA_ERROR_INVALID_VALUE);
     /* windows are hints, but a program that asks whether persisting L2 exists (NVIDIA's simpleAttributes) finds it:
-     * a window size and a persisting size, the limit kept and clamped to the maximum as NVIDIA does */
+     * a window size and a persisting size, the limit kept; as on the H100 (recorded): 30% of the maximum before any
+     * set, more than the maximum refused */
     int max_persist = attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE);
     TRUE(max_window > 0 && max_persist > 0 && max_persist <= attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE));
     size_t lim = 0;
-    OK(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, (size_t)max_persist * 2));
+    OK(cuCtxGetLimit(&lim, CU_LIMIT_PERSISTING_L2_CACHE_SIZE));
+    TRUE(lim == (size_t)max_persist / 10 * 3);
+    EXPECT(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, (size_t)max_persist + 1), CUDA_ERROR_INVALID_VALUE);
+    OK(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, (size_t)max_persist));
     OK(cuCtxGetLimit(&lim, CU_LIMIT_PERSISTING_L2_CACHE_SIZE));
     TRUE(lim == (size_t)max_persist);
     OK(cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, 1 << 20));

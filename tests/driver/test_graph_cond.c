@@ -105,7 +105,18 @@ static void conditional(CUcontext ctx, CUdeviceptr cnt, CUdeviceptr y)
     OK(cuGraphLaunch(e, NULL));
     OK(cuStreamSynchronize(NULL));
     TRUE(read32(y) == 7);
+    /* as on the H100 (recorded): one exec at a time, no clone, no nesting as a child graph */
+    CUgraphExec e2;
+    CUgraph other;
+    EXPECT(cuGraphInstantiate(&e2, g, 0), CUDA_ERROR_NOT_SUPPORTED);
+    EXPECT(cuGraphClone(&other, g), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphCreate(&other, 0));
+    CUgraphNode child;
+    EXPECT(cuGraphAddChildGraphNode(&child, other, NULL, 0, g), CUDA_ERROR_NOT_SUPPORTED);
+    OK(cuGraphDestroy(other));
     OK(cuGraphExecDestroy(e));
+    OK(cuGraphInstantiate(&e2, g, 0));   /* the first one is gone */
+    OK(cuGraphExecDestroy(e2));
     /* refusals: a made-up handle, a WHILE of two bodies */
     CUgraphNodeParams p;
     memset(&p, 0, sizeof p);
@@ -181,6 +192,8 @@ static void memory(CUcontext ctx, CUdeviceptr plain)
     OK(cuMemsetD32Async(d, 77, WORDS, s));
     OK(cuMemcpyDtoHAsync(host, d, WORDS * 4, s));
     OK(cuMemFreeAsync(d, s));
+    /* ordinary memory: refused, the capture goes on (H100, recorded) */
+    EXPECT(cuMemFreeAsync(plain, s), CUDA_ERROR_INVALID_VALUE);
     OK(cuStreamEndCapture(s, &g));
     OK(cuGraphInstantiate(&e, g, 0));
     memset(host, 0, sizeof host);
@@ -206,6 +219,13 @@ static void memory(CUcontext ctx, CUdeviceptr plain)
     OK(cuMemFree(d));
     OK(cuGraphExecDestroy(e));
     TRUE(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT) == 0);
+    /* a capture ended with nowhere to put its graph: ended, the graph discarded (H100, recorded) */
+    OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuMemsetD32Async(plain, 1, 1, s));
+    OK(cuStreamEndCapture(s, NULL));
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    OK(cuStreamIsCapturing(s, &st));
+    TRUE(st == CU_STREAM_CAPTURE_STATUS_NONE);
     OK(cuStreamDestroy(s));
 }
 
