@@ -120,6 +120,8 @@ P2N_DRV_HIDDEN void p2n_drv_graph_release_ctx(p2n_ctx *c);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_get(CUgraph h, p2n_graph **out);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_exec_get(CUgraphExec h, p2n_graph **out);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_node_get(CUgraphNode h, p2n_graph_node **out);
+/* a live node of `type` (INVALID_VALUE for another type: the *NodeGetParams/SetParams rule) */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_node_typed(CUgraphNode h, CUgraphNodeType type, p2n_graph_node **out);
 /* a node of type `type` in g after deps (validated: nodes of g, no repeats); its parameters are set by the caller */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_node_new(p2n_graph *g, CUgraphNodeType type, const CUgraphNode *deps,
                                                size_t ndeps, p2n_graph_node **out);

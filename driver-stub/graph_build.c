@@ -20,14 +20,6 @@ static CUresult edge_data_ok(const CUgraphEdgeData *e, size_t n)
     return CUDA_SUCCESS;
 }
 
-static CUresult node_of_type(CUgraphNode h, CUgraphNodeType type, p2n_graph_node **out)
-{
-    CUresult r = p2n_drv_graph_node_get(h, out);
-    if (r == CUDA_SUCCESS && (*out)->type != type)
-        r = CUDA_ERROR_INVALID_VALUE;
-    return r;
-}
-
 /* the context a node's work runs in must be the graph's */
 static CUresult ctx_ok(CUcontext ctx, const p2n_graph *g)
 {
@@ -412,7 +404,7 @@ static void kernel_get(const p2n_graph_node *n, CUDA_KERNEL_NODE_PARAMS_v2 *p)
 CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!nodeParams)
@@ -424,7 +416,7 @@ CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAM
 CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!nodeParams)
@@ -438,21 +430,21 @@ CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
     return r != CUDA_SUCCESS ? r : p2n_drv_graph_set_kernel(n, nodeParams);
 }
 
 CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_KERNEL, &n);
     return r != CUDA_SUCCESS ? r : set_kernel_v1(n, nodeParams, NULL);
 }
 
 CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!nodeParams)
@@ -464,14 +456,14 @@ CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams
 CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEMCPY, &n);
     return r != CUDA_SUCCESS ? r : p2n_drv_graph_set_memcpy(n, nodeParams, NULL);
 }
 
 CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_MEMSET, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEMSET, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!nodeParams)
@@ -483,14 +475,14 @@ CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *
 CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_MEMSET, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEMSET, &n);
     return r != CUDA_SUCCESS ? r : p2n_drv_graph_set_memset(n, nodeParams, NULL);
 }
 
 CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_HOST, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_HOST, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!nodeParams)
@@ -503,14 +495,14 @@ CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *node
 CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_HOST, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_HOST, &n);
     return r != CUDA_SUCCESS ? r : p2n_drv_graph_set_host(n, nodeParams);
 }
 
 CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, CU_GRAPH_NODE_TYPE_GRAPH, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_GRAPH, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!phGraph)
@@ -522,7 +514,7 @@ CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
 static CUresult event_get(CUgraphNode hNode, CUgraphNodeType type, CUevent *out)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, type, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, type, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!out)
@@ -534,7 +526,7 @@ static CUresult event_get(CUgraphNode hNode, CUgraphNodeType type, CUevent *out)
 static CUresult event_set(CUgraphNode hNode, CUgraphNodeType type, CUevent e)
 {
     p2n_graph_node *n;
-    CUresult r = node_of_type(hNode, type, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, type, &n);
     return r != CUDA_SUCCESS ? r : p2n_drv_graph_set_event(n, e);
 }
 

@@ -386,6 +386,14 @@ CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **o
     return CUDA_SUCCESS;
 }
 
+CUresult p2n_drv_graph_node_typed(CUgraphNode h, CUgraphNodeType type, p2n_graph_node **out)
+{
+    CUresult r = p2n_drv_graph_node_get(h, out);
+    if (r == CUDA_SUCCESS && (*out)->type != type)
+        r = CUDA_ERROR_INVALID_VALUE;
+    return r;
+}
+
 int p2n_drv_graph_single_exec(const p2n_graph *g)
 {
     for (size_t i = 0; i < g->nnodes; i++) {

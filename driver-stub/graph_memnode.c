@@ -280,18 +280,10 @@ CUresult p2n_drv_capture_mem_free(CUstream s, CUdeviceptr dptr)
     return capture(s, CU_GRAPH_NODE_TYPE_MEM_FREE, NULL, dptr);
 }
 
-static CUresult node_of(CUgraphNode hNode, CUgraphNodeType type, p2n_graph_node **out)
-{
-    CUresult r = p2n_drv_graph_node_get(hNode, out);
-    if (r == CUDA_SUCCESS && (*out)->type != type)
-        r = CUDA_ERROR_INVALID_VALUE;
-    return r;
-}
-
 CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PARAMS *params_out)
 {
     p2n_graph_node *n;
-    CUresult r = node_of(hNode, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEM_ALLOC, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!params_out)
@@ -309,7 +301,7 @@ CUresult cuGraphMemAllocNodeGetParams(CUgraphNode hNode, CUDA_MEM_ALLOC_NODE_PAR
 CUresult cuGraphMemFreeNodeGetParams(CUgraphNode hNode, CUdeviceptr *dptr_out)
 {
     p2n_graph_node *n;
-    CUresult r = node_of(hNode, CU_GRAPH_NODE_TYPE_MEM_FREE, &n);
+    CUresult r = p2n_drv_graph_node_typed(hNode, CU_GRAPH_NODE_TYPE_MEM_FREE, &n);
     if (r != CUDA_SUCCESS)
         return r;
     if (!dptr_out)
