@@ -169,6 +169,8 @@ P2N_DRV_HIDDEN CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdevicept
 /* an allocation node runs: its memory becomes valid (CUDA_ERROR_INVALID_VALUE while a previous launch's
  * allocation has not been freed, unless the exec frees it: CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH) */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_mem_begin(p2n_graph_mem *m, unsigned long long exec_flags);
+/* the allocation a previous launch made is still valid (graph_exec.c refuses the launch before any node runs) */
+P2N_DRV_HIDDEN int p2n_drv_graph_mem_valid(const p2n_graph_mem *m);
 /* a free node runs */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_mem_end(CUdeviceptr dptr);
 /* cuMemAllocAsync (dptr set) / cuMemFreeAsync (*dptr given) on a capturing stream: an allocation of `bytesize`

@@ -294,6 +294,10 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     r = p2n_drv_capture_legacy_check(hStream);
     if (r != CUDA_SUCCESS)
         return r;
+    /* CUDA refuses the whole launch, before any node runs, while an allocation of the previous one lives */
+    for (size_t i = 0; i < e->nnodes && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH); i++)
+        if (e->nodes[i]->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && p2n_drv_graph_mem_valid(e->nodes[i]->p.alloc))
+            return CUDA_ERROR_INVALID_VALUE;
     r = run_graph(e, hStream, e->flags);
     /* a kernel's asynchronous error poisoned the context during the launch: reported by the next call */
     if (r != CUDA_SUCCESS && r == c->sticky)

@@ -124,6 +124,14 @@ __attribute__((constructor)) static void register_hooks(void)
     p2n_drv_graph_node_hooks_set(CU_GRAPH_NODE_TYPE_MEM_ALLOC, (p2n_graph_node_hooks){node_release, node_copy});
 }
 
+int p2n_drv_graph_mem_valid(const p2n_graph_mem *m)
+{
+    pthread_mutex_lock(&gm_lock);
+    int valid = m->valid;
+    pthread_mutex_unlock(&gm_lock);
+    return valid;
+}
+
 CUresult p2n_drv_graph_mem_begin(p2n_graph_mem *m, unsigned long long exec_flags)
 {
     pthread_mutex_lock(&gm_lock);

@@ -204,6 +204,7 @@ static void memory(CUcontext ctx, CUdeviceptr plain)
     OK(cuGraphDestroy(g));
 
     OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    OK(cuMemsetD32Async(plain, 11, 1, s));
     OK(cuMemAllocAsync(&d, WORDS * 4, s));
     OK(cuMemsetD32Async(d, 3, WORDS, s));
     OK(cuStreamEndCapture(s, &g));
@@ -212,7 +213,9 @@ static void memory(CUcontext ctx, CUdeviceptr plain)
     OK(cuGraphLaunch(e, s));
     TRUE(read32(d + 4 * (WORDS - 1)) == 3);   /* valid after the launch, outside the graph */
     TRUE(graph_mem(CU_GRAPH_MEM_ATTR_USED_MEM_CURRENT) >= WORDS * 4);
+    OK(cuMemsetD32(plain, 0, 1));
     EXPECT(cuGraphLaunch(e, s), CUDA_ERROR_INVALID_VALUE);   /* the previous launch's allocation lives */
+    TRUE(read32(plain) == 0);                                 /* refused as a whole: no node ran */
     OK(cuMemFreeAsync(d, s));
     EXPECT(cuMemFreeAsync(d, s), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphLaunch(e, s));
