@@ -120,6 +120,9 @@ P2N_DRV_HIDDEN void p2n_drv_graph_release_ctx(p2n_ctx *c);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_get(CUgraph h, p2n_graph **out);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_exec_get(CUgraphExec h, p2n_graph **out);
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_node_get(CUgraphNode h, p2n_graph_node **out);
+/* sets kernel node n's launch attribute id (id < P2N_KNODE_ATTR_SLOTS; checked by the caller) */
+P2N_DRV_HIDDEN CUresult p2n_drv_graph_kernel_attr(p2n_graph_node *n, CUlaunchAttributeID id,
+                                                  const CUlaunchAttributeValue *v);
 /* a live node of `type` (INVALID_VALUE for another type: the *NodeGetParams/SetParams rule) */
 P2N_DRV_HIDDEN CUresult p2n_drv_graph_node_typed(CUgraphNode h, CUgraphNodeType type, p2n_graph_node **out);
 /* a node of type `type` in g after deps (validated: nodes of g, no repeats); its parameters are set by the caller */
@@ -188,7 +191,10 @@ P2N_DRV_HIDDEN CUresult p2n_drv_capture_begin(CUstream s, p2n_graph *g, int owns
 /* want_graph == 0 (no place to return the graph): the capture ends; a graph it made itself is discarded */
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_end(CUstream s, p2n_graph **out, int want_graph);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_update_deps(CUstream s, const CUgraphNode *deps, size_t ndeps, unsigned flags);
-P2N_DRV_HIDDEN CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, const unsigned grid[3],
+/* cluster / cooperative: the launch was a (one-block) cluster launch / a cooperative launch; the node keeps
+ * CLUSTER_DIMENSION 1x1x1 / COOPERATIVE so that the graph launches it the same way */
+P2N_DRV_HIDDEN CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, int cluster, int cooperative,
+                                               const unsigned grid[3],
                                                const unsigned block[3], unsigned shmem, uint8_t *args);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_memcpy(CUstream s, const CUDA_MEMCPY3D *copy);
 P2N_DRV_HIDDEN CUresult p2n_drv_capture_memcpy1d(CUstream s, CUdeviceptr dst, CUdeviceptr src, size_t n);

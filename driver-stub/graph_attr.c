@@ -35,8 +35,8 @@ static CUresult check_value(CUkernelNodeAttrID id, const CUkernelNodeAttrValue *
     switch (id) {
     case CU_LAUNCH_ATTRIBUTE_ACCESS_POLICY_WINDOW:
         return p2n_drv_check_access_policy_window(&v->accessPolicyWindow);
-    case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:
-        return v->cooperative ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;   /* no grid-wide sync */
+    case CU_LAUNCH_ATTRIBUTE_COOPERATIVE:   /* grid-wide sync where the backend has it (COOPERATIVE_LAUNCH) */
+        return v->cooperative && !p2n_drv.dev.cooperative_launch ? CUDA_ERROR_NOT_SUPPORTED : CUDA_SUCCESS;
     case CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION: {
         uint64_t blocks = (uint64_t)v->clusterDim.x * v->clusterDim.y * v->clusterDim.z;
         if (!blocks)
@@ -89,15 +89,7 @@ CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID att
     r = check_value(attr, value);
     if (r != CUDA_SUCCESS)
         return r;
-    p2n_kernel_node *k = &n->p.kernel;
-    if (!k->attrs) {
-        k->attrs = calloc(P2N_KNODE_ATTR_SLOTS, sizeof *k->attrs);
-        if (!k->attrs)
-            return CUDA_ERROR_OUT_OF_MEMORY;
-    }
-    k->attrs[attr] = *value;
-    k->attr_set |= 1u << attr;
-    return CUDA_SUCCESS;
+    return p2n_drv_graph_kernel_attr(n, attr, value);
 }
 
 CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src)

@@ -379,8 +379,8 @@ static CUresult add_node(CUstream s, CUgraphNodeType type, p2n_graph_node **out)
     return CUDA_SUCCESS;
 }
 
-CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, const unsigned grid[3], const unsigned block[3],
-                                unsigned shmem, uint8_t *args)
+CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, int cluster, int cooperative, const unsigned grid[3],
+                                const unsigned block[3], unsigned shmem, uint8_t *args)
 {
     pthread_mutex_lock(&cap_lock);
     p2n_graph_node *n;
@@ -389,6 +389,17 @@ CUresult p2n_drv_capture_kernel(CUstream s, p2n_func *f, const unsigned grid[3],
         r = p2n_drv_graph_kernel_set(n, f, grid, block, shmem, args);
     else
         free(args);
+    CUlaunchAttributeValue v;
+    memset(&v, 0, sizeof v);
+    if (r == CUDA_SUCCESS && cluster) {
+        v.clusterDim.x = v.clusterDim.y = v.clusterDim.z = 1;
+        r = p2n_drv_graph_kernel_attr(n, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v);
+    }
+    if (r == CUDA_SUCCESS && cooperative) {
+        memset(&v, 0, sizeof v);
+        v.cooperative = 1;
+        r = p2n_drv_graph_kernel_attr(n, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v);
+    }
     pthread_mutex_unlock(&cap_lock);
     return r;
 }

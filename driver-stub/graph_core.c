@@ -386,6 +386,19 @@ CUresult p2n_drv_graph_clone(const p2n_graph *src, uint32_t magic, p2n_graph **o
     return CUDA_SUCCESS;
 }
 
+CUresult p2n_drv_graph_kernel_attr(p2n_graph_node *n, CUlaunchAttributeID id, const CUlaunchAttributeValue *v)
+{
+    p2n_kernel_node *k = &n->p.kernel;
+    if (!k->attrs) {
+        k->attrs = calloc(P2N_KNODE_ATTR_SLOTS, sizeof *k->attrs);
+        if (!k->attrs)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    k->attrs[id] = *v;
+    k->attr_set |= 1u << id;
+    return CUDA_SUCCESS;
+}
+
 CUresult p2n_drv_graph_node_typed(CUgraphNode h, CUgraphNodeType type, p2n_graph_node **out)
 {
     CUresult r = p2n_drv_graph_node_get(h, out);

@@ -176,14 +176,23 @@ static CUresult run_memcpy(const CUDA_MEMCPY3D *c, CUstream s)
 
 static CUresult run_kernel(const p2n_kernel_node *k, CUstream s)
 {
-    if (!(k->attr_set & (1u << CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)))
+    const unsigned launch_attrs = 1u << CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION | 1u << CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    if (!(k->attr_set & launch_attrs))
         return cuLaunchKernel((CUfunction)k->func, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
                               k->block[2], k->shmem, s, k->arg_ptrs, NULL);
-    /* a cluster launch (of one-block clusters: graph_attr.c); the node's other attributes are hints */
-    CUlaunchAttribute cluster;
-    memset(&cluster, 0, sizeof cluster);
-    cluster.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    cluster.value = k->attrs[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+    /* a cluster launch (of one-block clusters: graph_attr.c) and/or a cooperative one; the node's other attributes
+     * are hints */
+    CUlaunchAttribute at[2];
+    unsigned nat = 0;
+    memset(at, 0, sizeof at);
+    if (k->attr_set & (1u << CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION)) {
+        at[nat].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        at[nat++].value = k->attrs[CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION];
+    }
+    if (k->attr_set & (1u << CU_LAUNCH_ATTRIBUTE_COOPERATIVE)) {
+        at[nat].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        at[nat++].value = k->attrs[CU_LAUNCH_ATTRIBUTE_COOPERATIVE];
+    }
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
     cfg.gridDimX = k->grid[0];
@@ -194,8 +203,8 @@ static CUresult run_kernel(const p2n_kernel_node *k, CUstream s)
     cfg.blockDimZ = k->block[2];
     cfg.sharedMemBytes = k->shmem;
     cfg.hStream = s;
-    cfg.attrs = &cluster;
-    cfg.numAttrs = 1;
+    cfg.attrs = at;
+    cfg.numAttrs = nat;
     return cuLaunchKernelEx(&cfg, (CUfunction)k->func, k->arg_ptrs, NULL);
 }
 

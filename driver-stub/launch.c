@@ -172,7 +172,7 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
     if (r != CUDA_SUCCESS)
         return r;
     if (p2n_drv_capture_active(hStream))   /* a kernel node with a copy of the arguments instead (graph.h) */
-        return p2n_drv_capture_kernel(hStream, f, grid, block, shmem, params);
+        return p2n_drv_capture_kernel(hStream, f, cluster_dims, cooperative, grid, block, shmem, params);
     p2n_bk_launch l = {
         .grid = {grid[0], grid[1], grid[2]},
         .block = {block[0], block[1], block[2]},

@@ -19,8 +19,9 @@
 #define MAX_TEST_BLOCKS 48u /* at most this many blocks (threads of the CPU backend) in the barrier rounds */
 #define ITERS 25u
 
-/* runs k_grid_iter on nblk blocks (cooperative: through cuLaunchCooperativeKernel, or cuLaunchKernelEx when ex)
- * and checks that no thread saw a stale value in any round and the data holds the last round's values */
+/* runs k_grid_iter on nblk blocks (cooperative: through cuLaunchCooperativeKernel; cuLaunchKernelEx when ex is 1;
+ * a cuLaunchCooperativeKernel captured into a graph, the graph launched, when ex is 2) and checks that no thread
+ * saw a stale value in any round and the data holds the last round's values */
 static void grid_rounds(CUfunction f, unsigned nblk, int ex) {
     unsigned total = nblk * BLOCK;
     CUdeviceptr data, err;
@@ -30,7 +31,27 @@ static void grid_rounds(CUfunction f, unsigned nblk, int ex) {
     OK(cuMemsetD8(err, 0xcd, total * 4));
     unsigned iters = ITERS;
     void *args[] = {&data, &err, &iters};
-    if (ex) {
+    if (ex == 2) {
+        CUstream s;
+        CUgraph g;
+        CUgraphExec e;
+        OK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+        OK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+        OK(cuLaunchCooperativeKernel(f, nblk, 1, 1, BLOCK, 1, 1, 0, s, args));
+        OK(cuStreamEndCapture(s, &g));
+        CUgraphNode n;
+        size_t nn = 1;
+        OK(cuGraphGetNodes(g, &n, &nn));
+        CUkernelNodeAttrValue v;
+        OK(cuGraphKernelNodeGetAttribute(n, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v));
+        TRUE(v.cooperative == 1);   /* the node launches as it was captured */
+        OK(cuGraphInstantiate(&e, g, 0));
+        OK(cuGraphLaunch(e, s));
+        OK(cuStreamSynchronize(s));
+        OK(cuGraphExecDestroy(e));
+        OK(cuGraphDestroy(g));
+        OK(cuStreamDestroy(s));
+    } else if (ex) {
         CUlaunchAttribute at = {.id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE};
         at.value.cooperative = 1;
         CUlaunchConfig cfg = {.gridDimX = nblk, .gridDimY = 1, .gridDimZ = 1, .blockDimX = BLOCK, .blockDimY = 1,
@@ -118,6 +139,7 @@ int main(int argc, char **argv) {
     grid_rounds(iter, nblk, 0);
     grid_rounds(iter, 1, 0);
     grid_rounds(iter, nblk, 1);
+    grid_rounds(iter, nblk, 2);
 
     /* %envreg1/2: a zeroed workspace in a cooperative launch, none in a plain one; %envreg0/3 are 0 */
     CUdeviceptr d;

@@ -153,8 +153,13 @@ static void explicit_graph(CUdeviceptr x)
     av.clusterDim.x = 2;
     EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &av), CUDA_ERROR_NOT_SUPPORTED);
     memset(&av, 0, sizeof av);
-    av.cooperative = 1;
-    EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &av), CUDA_ERROR_NOT_SUPPORTED);
+    av.cooperative = 1;   /* where the backend has grid-wide sync (the CPU) it is kept; elsewhere refused */
+    int coop = 0;
+    OK(cuDeviceGetAttribute(&coop, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH, 0));
+    EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &av),
+           coop ? CUDA_SUCCESS : CUDA_ERROR_NOT_SUPPORTED);
+    av.cooperative = 0;
+    OK(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &av));
     EXPECT(cuGraphKernelNodeSetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT, &av), CUDA_ERROR_INVALID_VALUE);
     EXPECT(cuGraphKernelNodeSetAttribute(nset, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av), CUDA_ERROR_INVALID_VALUE);
     OK(cuGraphKernelNodeGetAttribute(nkern, CU_LAUNCH_ATTRIBUTE_PRIORITY, &av));
