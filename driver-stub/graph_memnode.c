@@ -34,8 +34,6 @@ struct p2n_graph_mem {
 };
 
 static pthread_mutex_t gm_lock = PTHREAD_MUTEX_INITIALIZER;
-static p2n_graph_mem **all;     /* every graph allocation, to find one by address */
-static size_t nall, capall;
 static struct {
     uint64_t used, used_high, reserved, reserved_high;
 } usage[GMEM_MAX_DEVICES];
@@ -62,11 +60,6 @@ static int unref_locked(p2n_graph_mem *m)
 {
     if (--m->refs > 0)
         return 0;
-    for (size_t i = 0; i < nall; i++)
-        if (all[i] == m) {
-            all[i] = all[--nall];
-            break;
-        }
     usage[device_of(m)].reserved -= m->size;
     return 1;
 }
@@ -208,46 +201,18 @@ CUresult p2n_drv_graph_set_mem_alloc(p2n_graph_node *n, CUDA_MEM_ALLOC_NODE_PARA
     m->size = p->bytesize;
     m->ctx = n->graph->ctx;
     m->props = *pp;
+    p2n_drv_alloc_reserve(m->base, m->size, 1);   /* the registry of graph allocations (mem.c) */
     pthread_mutex_lock(&gm_lock);
-    int ok = 1;
-    if (nall == capall) {
-        size_t nc = capall ? capall * 2 : 16;
-        p2n_graph_mem **na = realloc(all, nc * sizeof *na);
-        if (na) {
-            all = na;
-            capall = nc;
-        } else {
-            ok = 0;
-        }
-    }
-    if (ok) {
-        all[nall++] = m;
-        p2n_drv_alloc_reserve(m->base, m->size, 1);
-        count(&usage[device_of(m)].reserved, &usage[device_of(m)].reserved_high, m->size);
-    }
+    count(&usage[device_of(m)].reserved, &usage[device_of(m)].reserved_high, m->size);
     pthread_mutex_unlock(&gm_lock);
-    if (!ok) {
-        destroy(m);
-        return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     n->p.alloc = m;
     p->dptr = m->base;
     return CUDA_SUCCESS;
 }
 
-static int is_graph_allocation(CUdeviceptr dptr)
-{
-    pthread_mutex_lock(&gm_lock);
-    int known = 0;
-    for (size_t i = 0; i < nall && !known; i++)
-        known = all[i]->base == dptr;
-    pthread_mutex_unlock(&gm_lock);
-    return known;
-}
-
 CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdeviceptr dptr)
 {
-    if (!is_graph_allocation(dptr))
+    if (!p2n_drv_alloc_reserved_at(dptr))
         return CUDA_ERROR_INVALID_VALUE;   /* a free node frees graph allocations only */
     n->p.free_ptr = dptr;
     return CUDA_SUCCESS;
@@ -257,7 +222,7 @@ CUresult p2n_drv_graph_set_mem_free(p2n_graph_node *n, CUdeviceptr dptr)
  * recorded, the capture going on (CUDA, H100, recorded); any other failure invalidates the capture */
 static CUresult capture(CUstream s, CUgraphNodeType type, CUDA_MEM_ALLOC_NODE_PARAMS *alloc, CUdeviceptr dptr)
 {
-    if (!alloc && !is_graph_allocation(dptr))
+    if (!alloc && !p2n_drv_alloc_reserved_at(dptr))
         return CUDA_ERROR_INVALID_VALUE;
     p2n_graph_node *n;
     CUresult r = p2n_drv_capture_node(s, type, &n);

@@ -193,6 +193,8 @@ P2N_DRV_HIDDEN void p2n_drv_alloc_add_owned(uint64_t base, size_t size, int kind
  * [p, p+n) lies in such a range. */
 P2N_DRV_HIDDEN void p2n_drv_alloc_reserve(uint64_t base, size_t size, int on);
 P2N_DRV_HIDDEN int p2n_drv_alloc_reserved(uint64_t p, size_t n);
+/* a graph allocation starts at base (what a free node may free) */
+P2N_DRV_HIDDEN int p2n_drv_alloc_reserved_at(uint64_t base);
 /* The storage of an allocation kind whose maker owns it is given back through this hook (called once per entry,
  * after the entry left the table, possibly with the table's lock held: the hook must not call the table). */
 typedef void (*p2n_alloc_release_fn)(const p2n_alloc *a);

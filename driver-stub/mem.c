@@ -102,15 +102,21 @@ void p2n_drv_alloc_reserve(uint64_t base, size_t size, int on)
     pthread_mutex_unlock(&resv_lock);
 }
 
-int p2n_drv_alloc_reserved(uint64_t p, size_t n)
+/* [p, p+n) lies in a range (start_only: one starts at p) */
+static int reserved(uint64_t p, size_t n, int start_only)
 {
     pthread_mutex_lock(&resv_lock);
     int ok = 0;
     for (size_t i = 0; i < nresv && !ok; i++)
-        ok = p >= resv[i].base && p - resv[i].base <= resv[i].size && n <= resv[i].size - (p - resv[i].base);
+        ok = start_only ? resv[i].base == p
+                        : p >= resv[i].base && p - resv[i].base <= resv[i].size &&
+                              n <= resv[i].size - (p - resv[i].base);
     pthread_mutex_unlock(&resv_lock);
     return ok;
 }
+
+int p2n_drv_alloc_reserved(uint64_t p, size_t n) { return reserved(p, n, 0); }
+int p2n_drv_alloc_reserved_at(uint64_t base) { return reserved(base, 0, 1); }
 
 /* inserts an entry; tab_lock held */
 static void alloc_insert(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags, void *owner)
