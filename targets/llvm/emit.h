@@ -112,6 +112,7 @@ LLVMValueRef reg_slot(emit_ctx *E, uint32_t reg);
 LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t);
 LLVMValueRef rt_fn(emit_ctx *E, unsigned slot);
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
+bool rt_slot_is_collective(unsigned slot);
 LLVMValueRef smem_base(emit_ctx *E);
 LLVMValueRef addr_in_shared(emit_ctx *E, LLVMValueRef a); /* i1: generic address a (i64) in the shared window */
 LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */

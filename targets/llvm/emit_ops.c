@@ -143,7 +143,24 @@ LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *
     LLVMTypeRef at[8];
     for (unsigned i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, at, n, 0);
-    return LLVMBuildCall2(E->B, ft, rt_fn(E, slot), args, n, "");
+    LLVMValueRef call = LLVMBuildCall2(E->B, ft, rt_fn(E, slot), args, n, "");
+    if (rt_slot_is_collective(slot)) {
+        /* the set of threads reaching the call is its meaning: without `convergent` SimplifyCFG hoists the same
+         * collective out of both arms of a branch (or sinks it into their join), and %activemask read in an
+         * if / else-if chain named the lanes of two arms */
+        unsigned k = LLVMGetEnumAttributeKindForName("convergent", sizeof "convergent" - 1);
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, k, 0));
+    }
+    return call;
+}
+
+/* The runtime calls whose result or effect depends on which threads of the warp or block make them together. */
+bool rt_slot_is_collective(unsigned slot) {
+    switch (slot) {
+    case RT_BARRIER: case RT_BARRIER_RED: case RT_SHFL: case RT_VOTE: case RT_MATCH_ANY: case RT_MATCH_ALL:
+    case RT_REDUX: case RT_ACTIVEMASK: case RT_WARP_SYNC: case RT_ELECT: case RT_WARP_MATRIX: return true;
+    default: return false;
+    }
 }
 
 /* An alloca (address space 0) as E->ptr: the same value on the host, a generic pointer on SPIR-V. */

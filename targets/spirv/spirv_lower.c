@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 
 #include "../llvm/emit.h"
 #include "host_abi.h"
@@ -418,7 +419,29 @@ bool spirv_pass_check_faults(llvm_pass_ctx *X) { /* P2N_LACKS_FAULT_ISOLATION on
     return true;
 }
 
+/* Whether the module holds a value or a memory slot of an integer type wider than 64 bits. */
+static bool has_wide_ints(LLVMModuleRef M) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(M); fn; fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+                LLVMTypeRef ty = LLVMGetInstructionOpcode(I) == LLVMAlloca ? LLVMGetAllocatedType(I) : LLVMTypeOf(I);
+                if (LLVMGetTypeKind(ty) == LLVMIntegerTypeKind && LLVMGetIntTypeWidth(ty) > 64) return true;
+            }
+    return false;
+}
+
 bool spirv_pass_legalize(llvm_pass_ctx *X) {
+    /* -O0 keeps a .b128 register as an i128 alloca whose halves are moved with i128 shifts and ors; O1+ folds that
+     * away. Promote and fold it here too (only then: -O0 stays -O0 elsewhere), or -O0 refused what -O2 compiles. */
+    if (X->opt->opt_level <= 0 && has_wide_ints(X->M)) {
+        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef e = LLVMRunPasses(X->M, "function(sroa,instcombine<no-verify-fixpoint>)", X->TM, po);
+        LLVMDisposePassBuilderOptions(po);
+        if (e) {
+            X->error = e;
+            return false;
+        }
+    }
     spirv_legalize(X->M);
     return true;
 }
