@@ -26,6 +26,9 @@
 
 #include "cuda_types.h"
 
+/* the backend's bytes of a CUipcMemHandle (64 bytes; the stub keeps the rest) */
+#define P2N_BK_IPC_BYTES 40
+
 typedef struct p2n_bk_module p2n_bk_module;   /* backend-owned: one loaded code object */
 typedef struct p2n_bk_kernel p2n_bk_kernel;   /* backend-owned: one kernel of a module */
 
@@ -106,6 +109,14 @@ typedef struct p2n_backend_ops {
     CUresult (*memcpy_dtoh)(void *dst, uint64_t src, size_t n);
     CUresult (*memcpy_dtod)(uint64_t dst, uint64_t src, size_t n);
     CUresult (*memset)(uint64_t dst, const void *pattern, unsigned pattern_size, size_t count);
+
+    /* sharing device memory with another process (cuIpcGetMemHandle / cuIpcOpenMemHandle): the backend's part of
+     * the handle, P2N_BK_IPC_BYTES opaque bytes naming [base, base+size) of device memory; NULL where the backend
+     * cannot share its memory (the stub answers CUDA_ERROR_NOT_SUPPORTED). ipc_import maps the memory that
+     * process `pid` exported; ipc_unmap undoes one ipc_import. */
+    CUresult (*ipc_export)(uint64_t base, size_t size, uint8_t out[]);
+    CUresult (*ipc_import)(int pid, const uint8_t in[], size_t size, uint64_t *base, char **err);
+    void (*ipc_unmap)(uint64_t base);
 
     /* code */
     CUresult (*module_load)(const void *image, size_t size, p2n_bk_module **out, char **err);

@@ -5,9 +5,12 @@
  * Device pointers are host pointers (host_access = 1), so the stub copies with memcpy. Launches run the whole
  * grid before returning (cpu_launch_kernel): streams are synchronous on this backend.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu/cpu_arena.h"
@@ -68,6 +71,68 @@ static CUresult cpu_mem_alloc(size_t size, void **out)
 }
 
 static void cpu_mem_free(void *p) { cpu_arena_free(p); }
+
+/* IPC: the bytes are the arena's cpu_arena_share (descriptor, file identity, offset); the importer opens the
+ * exporter's descriptor through /proc/PID/fd, which the kernel allows a process of the same user. */
+typedef struct cpu_ipc_bytes {
+    int32_t fd;
+    uint32_t zero;
+    uint64_t dev, ino, off;
+} cpu_ipc_bytes;
+_Static_assert(sizeof(cpu_ipc_bytes) <= P2N_BK_IPC_BYTES, "CPU IPC handle bytes");
+
+static CUresult cpu_ipc_export(uint64_t base, size_t size, uint8_t out[])
+{
+    cpu_arena_share sh;
+    int rc = cpu_arena_export((const void *)(uintptr_t)base, size, &sh);
+    if (rc == -2)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    if (rc)
+        return CUDA_ERROR_INVALID_VALUE;
+    cpu_ipc_bytes b = {.fd = sh.fd, .dev = sh.dev, .ino = sh.ino, .off = sh.off};
+    memcpy(out, &b, sizeof b);
+    return CUDA_SUCCESS;
+}
+
+static CUresult cpu_ipc_import(int pid, const uint8_t in[], size_t size, uint64_t *base, char **err)
+{
+    cpu_ipc_bytes b;
+    memcpy(&b, in, sizeof b);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, (int)b.fd);
+    int fd = b.fd >= 0 && !b.zero ? open(path, O_RDWR | O_CLOEXEC) : -1;
+    if (fd < 0) {
+        if (err)
+            *err = p2n_bk_msg("IPC handle of process %d: cannot open its device memory (%s): %s", pid, path,
+                              b.fd >= 0 && !b.zero ? strerror(errno) : "malformed handle");
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    struct stat st;
+    CUresult r = CUDA_SUCCESS;
+    if (fstat(fd, &st) || (uint64_t)st.st_dev != b.dev || (uint64_t)st.st_ino != b.ino) {
+        if (err)
+            *err = p2n_bk_msg("IPC handle of process %d: %s is not the device memory it exported (the process "
+                              "ended?)", pid, path);
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else if (b.off > (uint64_t)st.st_size || size > (uint64_t)st.st_size - b.off) {
+        if (err)
+            *err = p2n_bk_msg("IPC handle of process %d: range beyond its device memory", pid);
+        r = CUDA_ERROR_INVALID_VALUE;
+    } else {
+        void *p = cpu_arena_map_foreign(fd, b.off, size);
+        if (!p) {
+            if (err)
+                *err = p2n_bk_msg("IPC handle of process %d: mapping %zu bytes failed", pid, size);
+            r = CUDA_ERROR_MAP_FAILED;
+        } else {
+            *base = (uint64_t)(uintptr_t)p;
+        }
+    }
+    close(fd);
+    return r;
+}
+
+static void cpu_ipc_unmap(uint64_t base) { cpu_arena_unmap_foreign((void *)(uintptr_t)base); }
 
 static CUresult cpu_module_load_(const void *image, size_t size, p2n_bk_module **out, char **err)
 {
@@ -146,6 +211,9 @@ const p2n_backend_ops p2n_backend_cpu = {
     .mem_free = cpu_mem_free,
     .mem_host_alloc = cpu_mem_alloc,
     .mem_host_free = cpu_mem_free,
+    .ipc_export = cpu_ipc_export,
+    .ipc_import = cpu_ipc_import,
+    .ipc_unmap = cpu_ipc_unmap,
     .module_load = cpu_module_load_,
     .module_unload = cpu_module_unload_,
     .module_get_kernel = cpu_get_kernel,

@@ -405,7 +405,7 @@ static int attribute_value(CUdevice_attribute a, int *known)
     case CU_DEVICE_ATTRIBUTE_CAN_USE_64_BIT_STREAM_MEM_OPS: return 0;
     case CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_WAIT_VALUE_NOR: return 0;
     case CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED: return 0;
-    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: return 0;
+    case CU_DEVICE_ATTRIBUTE_IPC_EVENT_SUPPORTED: return p2n_drv.be->ipc_export != NULL;   /* ipc.c */
     case CU_DEVICE_ATTRIBUTE_MEM_SYNC_DOMAIN_COUNT: return 1;
     case CU_DEVICE_ATTRIBUTE_TENSOR_MAP_ACCESS_SUPPORTED: return 0;
     case CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED: return 0;

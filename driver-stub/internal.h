@@ -88,6 +88,8 @@ typedef struct p2n_event {
     unsigned flags;
     int recorded;
     double time_ms;                 /* CLOCK_MONOTONIC at record (work before it has completed: synchronous) */
+    uint64_t ipc_serial;            /* ipc.c: its number in this process once a handle was made of it, else 0 */
+    int ipc_imported;               /* ipc.c: opened from another process's handle */
 } p2n_event;
 
 /* ---- global state ---- */
@@ -166,6 +168,7 @@ enum {
     P2N_ALLOC_POOL = 6,
     P2N_ALLOC_VMM = 7,
     P2N_ALLOC_GRAPH = 8,
+    P2N_ALLOC_IPC = 9,              /* another process's device memory, opened by cuIpcOpenMemHandle (ipc.c) */
     P2N_ALLOC_NKINDS
 };
 typedef struct p2n_alloc {

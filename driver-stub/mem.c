@@ -842,8 +842,12 @@ static CUresult pointer_attribute(void *data, CUpointer_attribute attribute, CUd
             return CUDA_ERROR_INVALID_VALUE;
         *(int *)data = 1;
         return CUDA_SUCCESS;
-    /* what the memory we have is not: IPC-shareable, RDMA-capable, decompression-capable */
-    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+    case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:   /* what cuIpcGetMemHandle takes (ipc.c) */
+        if (!found)
+            return CUDA_ERROR_INVALID_VALUE;
+        *(int *)data = a.kind == P2N_ALLOC_DEVICE && p2n_drv.be->ipc_export;
+        return CUDA_SUCCESS;
+    /* what the memory we have is not: RDMA-capable, decompression-capable */
     case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
     case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
         if (!found)

@@ -164,6 +164,13 @@ static const proc_entry table[] = {
     E("cuMemGetAddressRange", 3020, cuMemGetAddressRange_v2),
     E("cuPointerGetAttribute", 4000, cuPointerGetAttribute),
     E("cuPointerGetAttributes", 7000, cuPointerGetAttributes),
+    /* inter-process memory and events (ipc.c) */
+    E("cuIpcGetMemHandle", 4010, cuIpcGetMemHandle),
+    E("cuIpcOpenMemHandle", 4010, cuIpcOpenMemHandle),
+    E("cuIpcOpenMemHandle", 11000, cuIpcOpenMemHandle_v2),
+    E("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle),
+    E("cuIpcGetEventHandle", 4010, cuIpcGetEventHandle),
+    E("cuIpcOpenEventHandle", 4010, cuIpcOpenEventHandle),
     /* managed memory (managed.c) */
     E("cuMemAllocManaged", 6000, cuMemAllocManaged),
     P("cuStreamAttachMemAsync", 6000, cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz),

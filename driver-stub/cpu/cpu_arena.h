@@ -16,6 +16,7 @@
 #define P2N_CPU_ARENA_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define CPU_ARENA_SMALL_MAX ((size_t)1 << 20)    /* up to this size: sub-allocated */
 #define CPU_ARENA_SMALL_UNIT ((size_t)512)       /* their rounding and alignment */
@@ -30,5 +31,21 @@ void *cpu_arena_alloc(size_t size);
 int cpu_arena_free(void *p);
 /* Bytes of memory the arena holds now: the rounded size of every live allocation. */
 size_t cpu_arena_in_use(void);
+
+/* Where another process finds device memory: the device memory file's descriptor in this process, the file's
+ * identity (so that a reused descriptor number is noticed) and the byte offset of the memory in it. */
+typedef struct cpu_arena_share {
+    int fd;
+    uint64_t dev, ino;
+    uint64_t off;
+} cpu_arena_share;
+/* Fills *out for [p, p+size) of arena memory: 0; -1: p is not arena memory (or the range leaves its region);
+ * -2: the arena has no memory file (memfd_create was refused), nothing can be shared. */
+int cpu_arena_export(const void *p, size_t size, cpu_arena_share *out);
+/* Maps `size` bytes at byte `off` of an open memory file (another process's device memory file), shared and
+ * guarded as the arena's own regions; returns the address of byte `off`, or NULL. Not counted as in use. */
+void *cpu_arena_map_foreign(int fd, uint64_t off, size_t size);
+/* Unmaps what cpu_arena_map_foreign returned: 0, or -1 if p is not such an address. */
+int cpu_arena_unmap_foreign(void *p);
 
 #endif
