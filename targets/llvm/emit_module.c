@@ -481,6 +481,91 @@ static bool vars_reached(const ir_module *m, uint32_t fi, uint8_t *used) {
     return ok;
 }
 
+typedef struct smem_item { uint64_t size; uint32_t v; } smem_item;
+static int smem_item_cmp(const void *a, const void *b) {
+    const smem_item *x = a, *y = b;
+    if (x->size != y->size) return x->size < y->size ? 1 : -1;
+    return x->v < y->v ? -1 : x->v > y->v;
+}
+
+/* Per-kernel LDS (AMDGPU): every static of module or .func scope gets one offset for the whole module, since a
+ * .func compiled once names it there; two of them share bytes when no kernel reaches both (vars_reached; a kernel
+ * calling through a pointer reaches every one). A kernel's window ends at the last byte of what it reaches, its
+ * entry-scope statics follow. Laying them all out one after another made a CUB/thrust module (nvcc puts device
+ * functions' __shared__ temp storage at module scope) ask ~346 KiB of LDS for every kernel. Returns the largest
+ * window; E->var_off and E->kern_smem are filled, *dyn_align raised to the dynamic shared variables' alignment. */
+static uint64_t layout_per_kernel(emit_ctx *E, uint64_t *dyn_align) {
+    ir_module *m = E->m;
+    uint32_t nk = 0, nitems = 0;
+    uint32_t *kern = malloc((m->nfuncs + 1) * sizeof *kern);
+    smem_item *items = malloc((m->nvars + 1) * sizeof *items);
+    for (uint32_t fi = 0; kern && fi < m->nfuncs; fi++)
+        if (m->funcs[fi].is_entry) kern[nk++] = fi;
+    size_t words = (nk + 63) / 64;
+    uint64_t *kset = calloc((size_t)(m->nvars + 1) * (words ? words : 1), sizeof *kset);
+    uint8_t *used = malloc(m->nvars + 1);
+    uint64_t top = 0;
+    if (!kern || !items || !kset || !used) goto out;   /* out of memory: emission fails elsewhere first */
+    for (uint32_t v = 0; v < m->nvars; v++) {
+        const ir_var *var = &m->vars[v];
+        if (var_space(E, v) != IR_S_SHARED) continue;
+        if (var->linkage == IR_LINK_EXTERN) {
+            if (var->ndims && !var->dims[0] && var_align(var) > *dyn_align) *dyn_align = var_align(var);
+            continue;
+        }
+        bool own = var->func >= 0 && (uint32_t)var->func < m->nfuncs && m->funcs[var->func].is_entry;
+        if (!own) items[nitems++] = (smem_item){E->var_size[v], v};
+    }
+    for (uint32_t j = 0; j < nk; j++) {
+        memset(used, 0, m->nvars + 1);
+        bool exact = vars_reached(m, kern[j], used);
+        for (uint32_t i = 0; i < nitems; i++)
+            if (!exact || used[items[i].v]) kset[(size_t)items[i].v * words + j / 64] |= 1ull << (j % 64);
+    }
+    qsort(items, nitems, sizeof *items, smem_item_cmp);
+    for (uint32_t i = 0; i < nitems; i++) {
+        uint32_t v = items[i].v;
+        uint64_t cand = 0;
+        for (bool moved = true; moved;) {
+            moved = false;
+            for (uint32_t k = 0; k < i; k++) {
+                uint32_t u = items[k].v;
+                bool share = false;
+                for (size_t w = 0; w < words && !share; w++) share = kset[(size_t)u * words + w] & kset[(size_t)v * words + w];
+                if (share && cand < E->var_off[u] + E->var_size[u] && E->var_off[u] < cand + E->var_size[v]) {
+                    cand = p2n_align_up(E->var_off[u] + E->var_size[u], var_align(&m->vars[v]));
+                    moved = true;
+                }
+            }
+        }
+        E->var_off[v] = cand;
+    }
+    for (uint32_t j = 0; j < nk; j++) {
+        uint32_t fi = kern[j];
+        uint64_t cur = 0;
+        for (uint32_t i = 0; i < nitems; i++)
+            if (kset[(size_t)items[i].v * words + j / 64] >> (j % 64) & 1) {
+                uint64_t end = E->var_off[items[i].v] + E->var_size[items[i].v];
+                if (end > cur) cur = end;
+            }
+        for (uint32_t v = 0; v < m->nvars; v++) {
+            const ir_var *var = &m->vars[v];
+            if (var_space(E, v) != IR_S_SHARED || var->linkage == IR_LINK_EXTERN || var->func != (int32_t)fi) continue;
+            cur = p2n_align_up(cur, var_align(var));
+            E->var_off[v] = cur;
+            cur += E->var_size[v];
+        }
+        E->kern_smem[fi] = (uint32_t)cur;
+        if (cur > top) top = cur;
+    }
+out:
+    free(kern);
+    free(items);
+    free(kset);
+    free(used);
+    return top;
+}
+
 /* The static shared bytes kernel fi uses, laid out alone (CUDA's SHARED_SIZE_BYTES, which CUDA reports and sizes
  * occupancy and the launch limit by; host descriptor own_smem_bytes), as ptxas -v counts them: its own entry-scope
  * statics, used or not, and the statics of module or .func scope that it or a function it calls names (nvcc puts
@@ -691,8 +776,11 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
      * entry-scoped ones (nvcc's demoted variables) overlaid at the same offset, since only that kernel can name
      * them. The host keeps one module-wide window (host_abi.h). */
     bool per_kernel = t->smem_per_kernel;
-    if (per_kernel) E->kern_smem = calloc(m->nfuncs + 1, sizeof *E->kern_smem);
-    for (int pass = 0; pass < (per_kernel ? 2 : 1); pass++) {
+    if (per_kernel) {
+        E->kern_smem = calloc(m->nfuncs + 1, sizeof *E->kern_smem);
+        smem = layout_per_kernel(E, &dyn_align);
+    }
+    for (int pass = 0; pass < (per_kernel ? 0 : 1); pass++) {
         uint64_t start = smem, top = smem;
         for (uint32_t fi = 0; fi <= (pass ? m->nfuncs : 0); fi++) {
             if (pass && (fi == m->nfuncs || !m->funcs[fi].is_entry)) continue;

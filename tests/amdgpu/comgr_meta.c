@@ -8,7 +8,8 @@
  * static shared bytes and .maxntid/.reqntid. For the ARCH code object comgr must report: the ISA; no undefined
  * symbol; per kernel .name, .symbol = name.kd, explicit kernel arguments covering exactly the PTX parameter
  * buffer (hidden arguments may follow), .kernarg_segment_size >= it, .group_segment_fixed_size = 0 (no LDS
- * used) or the static window (+ the AMD-private words in front of it, amdgpu_lower.c), .max_flat_workgroup_size
+ * used) or the kernel's static window (+ the AMD-private words in front of it, amdgpu_lower.c: at least what it
+ * reaches, at most every module-scope static and its own), .max_flat_workgroup_size
  * = reqntid/maxntid product or 1024, .wavefront_size 64 on gfx9 and 32 on gfx10+. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* mkstemp, dlopen */
@@ -151,11 +152,15 @@ static void check_kernel(const char *file, const char *arch, const p2n_kernel_de
     uint32_t align = k->dynamic_smem_align > 16 ? k->dynamic_smem_align : 16;
     long priv = 128; /* AMDGPU_PRIV_WORDS * 4 (amdgpu_lower.c): their own LDS variable when used */
     /* per-kernel LDS: only this kernel's window (and only if it touches shared memory), never the module's */
+    /* the window holds at least what the kernel reaches laid out alone (own_smem_bytes, as ptxas counts it) and
+     * at most every module-scope static plus its own: module statics no kernel reaches together share bytes */
     long win = (long)kernel_window(cur_src, k->name, align);
+    long least = (long)((k->own_smem_bytes + align - 1) / align * align);
     if (win > (long)k->static_smem_bytes) FAIL("%s %s: own window %ld > module window %u", file, k->name, win, k->static_smem_bytes);
-    if (g != 0 && g != priv && g != win && g != win + priv)
-        FAIL("%s %s: .group_segment_fixed_size %ld, expected 0, %ld, the kernel's static shared %ld or %ld", file,
-             k->name, g, priv, win, win + priv);
+    long w0 = g >= priv && (g - priv) % align == 0 && g - priv >= least ? g - priv : g;
+    if (g != 0 && g != priv && (w0 < least || w0 > win || w0 % align))
+        FAIL("%s %s: .group_segment_fixed_size %ld, expected 0, %ld, or a window (+ %ld) in [%ld, %ld]", file,
+             k->name, g, priv, priv, least, win);
     const uint32_t *d = k->reqntid[0] ? k->reqntid : k->maxntid[0] ? k->maxntid : NULL;
     long mf = d ? (long)d[0] * (d[1] ? d[1] : 1) * (d[2] ? d[2] : 1) : 1024;
     if (md_num(kern, ".max_flat_workgroup_size") != mf)
