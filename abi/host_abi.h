@@ -52,8 +52,19 @@
  * must not load such an object; the runtime loads versions 1..3); 4: p2n_kernel_desc.coro_entry,
  * P2N_KERNEL_CORO, p2n_thread_ctx.suspend and the rt slots coro_frame/coro_result (the runtime loads 1..4);
  * 5: p2n_thread_ctx.grid_workspace (%envreg1/%envreg2: code may read it, so a runtime of version 4 must not load
- * such an object) and p2n_kernel_desc.own_smem_bytes (the runtime loads 1..5) */
-#define P2N_HOST_ABI_VERSION 5u
+ * such an object) and p2n_kernel_desc.own_smem_bytes (the runtime loads 1..5); 6: the rt slot device_runtime
+ * (CUDA dynamic parallelism: an object calling it must not load into a runtime of version 5; the runtime loads
+ * 1..6) */
+#define P2N_HOST_ABI_VERSION 6u
+
+/* CUDA's device runtime functions (device_runtime.def): P2N_DEVRT_<ID>, numbered from 1 */
+enum {
+    P2N_DEVRT_NONE = 0,
+#define P2N_DEVRT(id, name, nargs) P2N_DEVRT_##id,
+#include "device_runtime.def"
+#undef P2N_DEVRT
+    P2N_DEVRT_COUNT
+};
 
 typedef struct p2n_thread_ctx {
     uint32_t tid[3], ntid[3], ctaid[3], nctaid[3];
@@ -165,6 +176,11 @@ typedef struct p2n_rt_table {
      * the thread was resumed from (*res2, when res2 is not NULL, gets its second result) */
     void *(*coro_frame)(p2n_thread_ctx *ctx, uint64_t size);
     uint32_t (*coro_result)(p2n_thread_ctx *ctx, uint32_t *res2);
+    /* version 6: CUDA's device runtime function `fn` (P2N_DEVRT_*) with its arguments as words
+     * (device_runtime.def says how); returns its result. A child grid launched here runs after the calling grid's
+     * blocks have finished and before the launch that started the calling grid returns (CUDA lets a child run at
+     * any time before its parent grid completes; the parent cannot wait for it in CUDA 12+). */
+    uint64_t (*device_runtime)(p2n_thread_ctx *ctx, uint32_t fn, const uint64_t *args);
 } p2n_rt_table;
 
 enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_MAY_SPIN = 4u,

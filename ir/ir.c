@@ -413,7 +413,7 @@ bool ir_is_runtime_extern(const char *n) {
 
 bool ir_is_device_runtime(const char *n) {
     /* cnp*: what the device runtime library's own PTX (libcudadevrt, linked into -rdc programs) calls */
-    return !strncmp(n, "__cuda_syscall_", 15) || !strncmp(n, "cudaLaunchDevice", 16) ||
+    return !strncmp(n, "__cuda_syscall_", 15) || !strncmp(n, "__cudaCDP2", 10) || !strncmp(n, "cudaLaunchDevice", 16) ||
            !strncmp(n, "cudaGetParameterBuffer", 22) || !strncmp(n, "cnp", 3);
 }
 

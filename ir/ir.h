@@ -371,9 +371,10 @@ static inline bool ir_is_pseudo(const ir_ins *ins) { return ins->op >= IR_OP_FIR
  * (printf, assert, device malloc/free, setting a conditional graph node's condition): the targets give them bodies,
  * the linker and the passes treat calls to them as defined. */
 bool ir_is_runtime_extern(const char *name);
-/* CUDA's device runtime (dynamic parallelism: a kernel launching kernels, nvcc's __cuda_syscall_* and
- * cudaLaunchDevice / cudaGetParameterBuffer, libcudadevrt's cnp*), which ptx2native does not provide: the linker leaves such calls to
- * the targets, which refuse the calling kernel with a message naming the function. */
+/* CUDA's device runtime (dynamic parallelism: a kernel launching kernels; nvcc 13's __cudaCDP2*, CUDA 11's
+ * cudaLaunchDevice / cudaGetParameterBuffer, __cuda_syscall_*, libcudadevrt's cnp*): the linker leaves such calls
+ * to the targets; a target with device_runtime gives the functions of abi/device_runtime.def bodies, the others
+ * refuse the calling kernel with a message naming the function. */
 bool ir_is_device_runtime(const char *name);
 
 /* Printer: writes PTX text the front end reads back. Returns a malloc'd NUL-terminated string. */

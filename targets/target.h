@@ -95,10 +95,13 @@ struct target_desc {
     bool generic_is_global;    /* a generic address is always a global one (one flat address space: host) */
     /* Shared-memory model. smem_in_ctx: .shared addresses are offsets into one window (host: ctx->smem,
      * SPIR-V: a __local kernel argument, AMDGPU: LDS); smem_per_kernel: every kernel gets its own window
-     * (AMDGPU LDS): module-scope statics first, each kernel's entry-scoped ones overlaid after them */
+     * (AMDGPU LDS): module-scope statics at one offset each (overlapping where no kernel reaches both), each
+     * kernel's entry-scoped ones after what it reaches */
     bool smem_in_ctx;
     bool smem_per_kernel;
     bool rt_table;             /* host: barriers, warp ops, math go through the p2n_rt_table */
+    bool device_runtime;       /* CUDA's device runtime (dynamic parallelism, abi/device_runtime.def) through
+                                * the rt table's device_runtime slot; false: kernels calling it are refused */
     bool host_descriptor;      /* the module gets the __p2n_rt slot and the kernel/global descriptor of
                                 * host_abi.h (the CPU runtime reads it; AMDGPU's lowering needs it until it
                                 * deletes it: it keeps the kernels referenced) */

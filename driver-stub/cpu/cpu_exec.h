@@ -139,6 +139,23 @@ typedef struct chunk {
     size_t off, len;
 } chunk;
 
+/* What a grid asked of CUDA's device runtime (cpu_devrt.c): a child grid, or a copy/fill ordered after the child
+ * grids before it. Run in order after the grid that made them (cpu_launch.c). */
+typedef struct cdp_op {
+    struct cdp_op *next;      /* the launched ones, in launch order */
+    struct cdp_op *all_next;  /* every op of the launch (parameter buffers never launched too), to free */
+    enum { CDP_GRID = 1, CDP_COPY, CDP_FILL } kind;
+    bool launched;
+    const cpu_kernel *k;      /* CDP_GRID; NULL until cudaLaunchDevice names it (CUDA 11's two-step form) */
+    uint32_t grid[3], block[3], smem;
+    void *dst;                /* CDP_COPY / CDP_FILL */
+    const void *src;
+    size_t n;
+    int value;
+    size_t param_size;
+    _Alignas(64) uint8_t params[]; /* the child's parameter buffer (cudaGetParameterBuffer's result) */
+} cdp_op;
+
 typedef struct launch {
     const cpu_kernel *k;
     const p2n_kernel_desc *kd;
@@ -162,6 +179,10 @@ typedef struct launch {
     pthread_mutex_t err_lock;
     cpu_status status;
     char *error;
+    /* CUDA's device runtime (cpu_devrt.c): ops under cdp_lock; the last device-runtime error of the grid */
+    pthread_mutex_t cdp_lock;
+    cdp_op *cdp_head, *cdp_tail, *cdp_all;
+    _Atomic uint32_t cdp_last_error;
 } launch;
 
 typedef struct worker {
@@ -247,6 +268,9 @@ void cpu_rt_yield(p2n_thread_ctx *ctx);
 
 /* ---- cpu_warp.c ---- */
 void cpu_coll_recheck(worker *w, warpstate *ws);
+/* cpu_devrt.c: the rt slot device_runtime; freeing a launch's ops */
+uint64_t cpu_rt_device_runtime(p2n_thread_ctx *ctx, uint32_t fn, const uint64_t *args);
+void cpu_devrt_free(launch *L);
 uint32_t cpu_rt_shfl(p2n_thread_ctx *ctx, uint32_t mode, uint32_t value, uint32_t b, uint32_t c, uint32_t membermask,
                      uint32_t *in_range);
 uint32_t cpu_rt_vote(p2n_thread_ctx *ctx, uint32_t mode, uint32_t pred, uint32_t membermask);

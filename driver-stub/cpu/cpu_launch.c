@@ -12,6 +12,36 @@ static cpu_status config_error(char **error, cpu_status st, const cpu_kernel *k,
     return st;
 }
 
+/* CUDA's device runtime: what the finished grid launched from the device runs now, in launch order, each child
+ * grid with its own children before the next (cpu_devrt.c says why this schedule is one CUDA allows). */
+static cpu_status run_device_launches(launch *L, const cpu_launch *cl, char **error) {
+    for (const cdp_op *op = L->cdp_head; op; op = op->next) {
+        if (op->kind == CDP_COPY) {
+            memmove(op->dst, op->src, op->n);
+            continue;
+        }
+        if (op->kind == CDP_FILL) {
+            memset(op->dst, op->value, op->n);
+            continue;
+        }
+        cpu_launch c = *cl;
+        memcpy(c.grid, op->grid, sizeof c.grid);
+        memcpy(c.block, op->block, sizeof c.block);
+        c.dynamic_shared_bytes = op->smem;
+        c.params = op->params;
+        c.launch_flags = 0;
+        char *err = NULL;
+        cpu_status st = cpu_launch_kernel((cpu_kernel *)op->k, &c, &err);
+        if (st != CPU_OK) {
+            *error = cpu_fmt("a grid kernel '%s' launched from the device failed: %s", L->kd->name,
+                             err ? err : "(no message)");
+            free(err);
+            return st;
+        }
+    }
+    return CPU_OK;
+}
+
 cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) {
     if (error)
         *error = NULL;
@@ -87,13 +117,19 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     atomic_init(&L.next_block, 0);
     atomic_init(&L.abort, 0);
     pthread_mutex_init(&L.err_lock, NULL);
+    pthread_mutex_init(&L.cdp_lock, NULL);
     L.status = CPU_OK;
 
     if (!cpu_pool_run(&L, cl)) {
+        cpu_devrt_free(&L);
+        pthread_mutex_destroy(&L.cdp_lock);
         pthread_mutex_destroy(&L.err_lock);
         return config_error(error, CPU_ERR_NO_MEMORY, k, "cannot start the worker threads");
     }
-
+    if (L.status == CPU_OK && L.cdp_head)
+        L.status = run_device_launches(&L, cl, &L.error);
+    cpu_devrt_free(&L);
+    pthread_mutex_destroy(&L.cdp_lock);
     pthread_mutex_destroy(&L.err_lock);
     if (L.status != CPU_OK) {
         if (error)

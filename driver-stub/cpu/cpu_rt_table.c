@@ -112,6 +112,7 @@ static float m_tanhf(float x) { return tanhf(x); }
 
 const p2n_rt_table p2n_cpu_rt_table = {
     .abi_version = P2N_HOST_ABI_VERSION,
+    .device_runtime = cpu_rt_device_runtime,
     .barrier = cpu_rt_barrier,
     .barrier_red = cpu_rt_barrier_red,
     .shfl = cpu_rt_shfl,

@@ -81,7 +81,9 @@ static bool timer_operand(const ir_operand *o) {
 }
 
 static bool runtime_extern(const ir_module *m, uint32_t fi) {
-    return ir_is_runtime_extern(ir_str(m, m->funcs[fi].name));
+    /* CUDA's device runtime (the host target provides it) waits for no other thread either */
+    const char *name = ir_str(m, m->funcs[fi].name);
+    return ir_is_runtime_extern(name) || devrt_id(name);
 }
 
 /* Per function facts: unsafe; has a strong memory operation; has one in a loop (which makes it unsafe). */

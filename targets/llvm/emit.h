@@ -32,7 +32,8 @@ enum {
     RT_SINF = P2N_RT_SLOT(sinf), RT_COSF = P2N_RT_SLOT(cosf), RT_EXP2F = P2N_RT_SLOT(exp2f),
     RT_LOG2F = P2N_RT_SLOT(log2f), RT_TANHF = P2N_RT_SLOT(tanhf), RT_FMA = P2N_RT_SLOT(fma),
     RT_FMAF = P2N_RT_SLOT(fmaf), RT_MALLOC = P2N_RT_SLOT(malloc), RT_FREE = P2N_RT_SLOT(free),
-    RT_WARP_MATRIX = P2N_RT_SLOT(warp_matrix), RT_IS_LOCAL = P2N_RT_SLOT(is_local)
+    RT_WARP_MATRIX = P2N_RT_SLOT(warp_matrix), RT_IS_LOCAL = P2N_RT_SLOT(is_local),
+    RT_DEVICE_RUNTIME = P2N_RT_SLOT(device_runtime)
 };
 _Static_assert(offsetof(p2n_rt_table, barrier) == 8, "p2n_rt_table: slot 0 at byte 8");
 /* p2n_thread_ctx field offsets (host_abi.h) */
@@ -113,6 +114,8 @@ LLVMValueRef ctx_field(emit_ctx *E, unsigned off, LLVMTypeRef t);
 LLVMValueRef rt_fn(emit_ctx *E, unsigned slot);
 LLVMValueRef rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
 bool rt_slot_is_collective(unsigned slot);
+/* P2N_DEVRT_* of a CUDA device-runtime function name (abi/device_runtime.def), 0 if it is none */
+unsigned devrt_id(const char *name);
 LLVMValueRef smem_base(emit_ctx *E);
 LLVMValueRef addr_in_shared(emit_ctx *E, LLVMValueRef a); /* i1: generic address a (i64) in the shared window */
 LLVMValueRef as_generic(emit_ctx *E, LLVMValueRef p); /* alloca -> E->ptr (addrspacecast on SPIR-V) */

@@ -339,13 +339,54 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     E->ins = NULL;
 }
 
+unsigned devrt_id(const char *name) {
+    static const struct { const char *name; unsigned id; } fns[] = {
+#define P2N_DEVRT(id, nm, nargs) {#nm, P2N_DEVRT_##id},
+#include "device_runtime.def"
+#undef P2N_DEVRT
+    };
+    const char *n = !strncmp(name, "__cudaCDP2", 10) ? name + 10 : NULL;
+    /* CUDA 11 spelt the launch pair without the prefix */
+    if (!n && (!strncmp(name, "cudaGetParameterBuffer", 22) || !strncmp(name, "cudaLaunchDevice", 16))) n = name + 4;
+    for (size_t i = 0; n && i < sizeof fns / sizeof fns[0]; i++)
+        if (!strcmp(n, fns[i].name)) return fns[i].id;
+    return 0;
+}
+
+/* A device-runtime function's body: its parameters as 64-bit words (up to 8 bytes: the value zero-extended; a
+ * larger one, dim3: the address of its bytes) to the rt table's device_runtime slot, the word back as its result
+ * (abi/device_runtime.def). */
+static bool emit_devrt_stub(emit_ctx *E, const ir_proto *s, unsigned id, LLVMValueRef ret, LLVMValueRef prm) {
+    LLVMValueRef words = LLVMBuildAlloca(E->B, LLVMArrayType2(E->i64, s->nparam ? s->nparam : 1), "");
+    for (uint32_t i = 0; i < s->nparam; i++) {
+        uint64_t size = E->var_size[s->param[i]];
+        LLVMValueRef at = gep8(E, prm, c64(E, E->var_off[s->param[i]])), w;
+        if (size == 0 || size > 8)
+            w = LLVMBuildPtrToInt(E->B, at, E->i64, "");
+        else
+            w = LLVMBuildZExt(E->B, LLVMBuildLoad2(E->B, LLVMIntTypeInContext(E->C, (unsigned)size * 8), at, ""),
+                              E->i64, "");
+        LLVMBuildStore(E->B, w, gep8(E, words, c64(E, 8 * i)));
+    }
+    LLVMValueRef a[3] = {E->ctx, c32(E, id), words};
+    LLVMValueRef r = rt_call(E, RT_DEVICE_RUNTIME, E->i64, a, 3);
+    if (s->nret) {
+        uint64_t size = E->var_size[s->ret[0]];
+        if (size == 0 || size > 8) return false;
+        LLVMValueRef v = size == 8 ? r : LLVMBuildTrunc(E->B, r, LLVMIntTypeInContext(E->C, (unsigned)size * 8), "");
+        LLVMBuildStore(E->B, v, gep8(E, ret, c64(E, E->var_off[s->ret[0]])));
+    }
+    return true;
+}
+
 /* Runtime functions nvcc declares as .extern .func: bodies that forward to the p2n_rt_table. */
 static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
     ir_func *f = &E->m->funcs[fi];
     const char *name = ir_str(E->m, f->name);
+    unsigned devrt = E->t->device_runtime ? devrt_id(name) : 0;
     int kind = strcmp(name, "vprintf") == 0 ? 1 : strcmp(name, "__assertfail") == 0 ? 2
              : strcmp(name, "malloc") == 0 ? 3 : strcmp(name, "free") == 0 ? 4
-             : strcmp(name, "cudaGraphSetConditional") == 0 ? 5 : 0;
+             : strcmp(name, "cudaGraphSetConditional") == 0 ? 5 : devrt ? 6 : 0;
     LLVMValueRef fn = E->fn[fi];
     LLVMBasicBlockRef bb = LLVMAppendBasicBlockInContext(E->C, fn, "entry");
     LLVMPositionBuilderAtEnd(E->B, bb);
@@ -390,6 +431,9 @@ static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
         LLVMSetVolatile(st, 1);
         break;
     }
+    case 6:
+        if (!emit_devrt_stub(E, s, devrt, ret, prm)) return false;
+        break;
     default: {
         /* an external function this module does not define: calls are diagnosed; the body traps */
         LLVMValueRef a[1] = {E->ctx};
@@ -407,7 +451,8 @@ bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi) {
     const ir_func *f = &E->m->funcs[fi];
     if (f->has_body) return true;
-    return ir_is_runtime_extern(ir_str(E->m, f->name));
+    const char *name = ir_str(E->m, f->name);
+    return ir_is_runtime_extern(name) || (E->t->device_runtime && devrt_id(name));
 }
 
 /* ---------------------------------------------------------------- descriptor */
@@ -765,6 +810,12 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
     E->fn_flags = calloc(m->nfuncs + 1, sizeof *E->fn_flags);
 
+    /* A program linked with libcudadevrt carries that library's PTX bodies of the device runtime, built on
+     * NVIDIA's driver calls (__cuda_syscall_*): a target with device_runtime gives those functions its own bodies
+     * (emit_runtime_stub), so every analysis from here on sees them as runtime functions. */
+    for (uint32_t fi = 0; t->device_runtime && fi < m->nfuncs; fi++)
+        if (!m->funcs[fi].is_entry && m->funcs[fi].has_body && devrt_id(ir_str(m, m->funcs[fi].name)))
+            m->funcs[fi].has_body = false;
     if (m->address_size == 32) {
         diag_error(E->d, 1, 1, "unsupported PTX module for target %s (.address_size 32)", t->name);
         E->failed++;

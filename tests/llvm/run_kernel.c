@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
     if (!md || !rtp || md->abi_version != P2N_HOST_ABI_VERSION) { fprintf(stderr, "bad module\n"); return 2; }
     static p2n_rt_table rt = {P2N_HOST_ABI_VERSION, barrier, barrier_red, shfl, vote, match_any, match_all, redux,
                               activemask, warp_sync, elect, yield, clock64, clock64, smid, vprintf_, trap, assertfail,
-                              exit_thread, sinf, cosf, exp2f, log2f, tanhf, fma, fmaf, dmalloc, dfree, NULL, NULL, NULL, NULL};
+                              exit_thread, sinf, cosf, exp2f, log2f, tanhf, fma, fmaf, dmalloc, dfree, NULL, NULL, NULL, NULL,
+                              NULL};
     *rtp = &rt;
     const p2n_kernel_desc *k = NULL;
     for (uint32_t i = 0; i < md->nkernels; i++)
