@@ -31,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm-c/Error.h>
 #include "codegen.h"
 #include "emit.h"
 #include "host_coro.h"
@@ -272,7 +274,10 @@ static void make_coroutine(coro *K, LLVMValueRef k) {
         LLVMBuildBr(K->B, K->cleanup);
         LLVMInstructionEraseFromParent(rets[i]);
     }
-    for (size_t i = 0; i < n; i++) {
+    /* last to first: each split moves only what follows the call up to the previous split, not the rest of a
+     * block that holds many waits (an unrolled tensor-core loop: thousands of warp_matrix calls in one block made
+     * the forward order quadratic, minutes of JIT) */
+    for (size_t i = n; i-- > 0;) {
         LLVMValueRef I = calls[i];
         unsigned slot = (unsigned)rt_slot(I);
         if (slot != RT_EXIT_THREAD) {
@@ -340,6 +345,13 @@ bool host_pass_make_coroutines(llvm_pass_ctx *X) {
         if (kd->flags & P2N_KERNEL_THREAD_LOOP) continue;
         LLVMValueRef k = LLVMGetNamedFunction(X->M, kd->name);
         if (!k || LLVMIsDeclaration(k) || !kernel_fits(&S, k)) continue;
+        /* registers to SSA values first, while the kernel has its few blocks: the suspend points below add three
+         * blocks per wait, and promoting 35k register allocas over 11k blocks (an unrolled tensor-core GEMM)
+         * took LLVM's mem2reg 12 minutes */
+        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef e = LLVMRunPassesOnFunction(k, "sroa", NULL, po);
+        LLVMDisposePassBuilderOptions(po);
+        if (e) LLVMConsumeError(e);   /* only an optimisation: the pipeline promotes later otherwise */
         size_t len = strlen(kd->name);
         char *name = malloc(len + 6);
         memcpy(name, kd->name, len);
