@@ -169,6 +169,7 @@ enum {
     P2N_ALLOC_VMM = 7,
     P2N_ALLOC_GRAPH = 8,
     P2N_ALLOC_IPC = 9,              /* another process's device memory, opened by cuIpcOpenMemHandle (ipc.c) */
+    P2N_ALLOC_POOL_IMPORT = 10,     /* a block of another process's pool, cuMemPoolImportPointer (mempool.c) */
     P2N_ALLOC_NKINDS
 };
 typedef struct p2n_alloc {

@@ -265,7 +265,8 @@ static CUresult free_kind(uint64_t p, int kind, unsigned alt_kinds)
  * graph allocation a launch left valid */
 CUresult cuMemFree_v2(CUdeviceptr dptr)
 {
-    return free_kind(dptr, P2N_ALLOC_DEVICE, 1u << P2N_ALLOC_MANAGED | 1u << P2N_ALLOC_POOL | 1u << P2N_ALLOC_GRAPH);
+    return free_kind(dptr, P2N_ALLOC_DEVICE, 1u << P2N_ALLOC_MANAGED | 1u << P2N_ALLOC_POOL | 1u << P2N_ALLOC_GRAPH |
+                                             1u << P2N_ALLOC_POOL_IMPORT);
 }
 
 /* The 32-bit (CUDA 3.1 and older) entry points work when the address fits. */

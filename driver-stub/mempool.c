@@ -10,12 +10,20 @@
  * synchronisation as CUDA does. Blocks in use are in the allocation table (P2N_ALLOC_POOL, owner = the pool), so
  * copies, launches, pointer attributes (MEMPOOL_HANDLE) and cuMemFree know them.
  *
- * Not here: IPC (a pool's blocks are the backend's device memory, which no other process can map: only vmm.c's
- * memfds are shareable; CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0), pools of host or managed memory,
- * and graph memory: these calls on a capturing stream make graph allocation and free nodes (graph_memnode.c).
+ * IPC (where the backend shares device memory, ipc.c: the CPU backend): a pool created with
+ * CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR exports a file descriptor of a small memory file naming it (our magic,
+ * the process, the pool's number); the importing process gets a pool that stands for it, and
+ * cuMemPoolImportPointer maps a block whose export data names that pool (the backend's bytes of ipc.c's memory
+ * handles). An imported block is allocation kind POOL_IMPORT: cuMemFree / cuMemFreeAsync unmap it.
+ *
+ * Not here: pools of host or managed memory, and graph memory: these calls on a capturing stream make graph
+ * allocation and free nodes (graph_memnode.c).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "graph.h"   /* stream capture: p2n_drv_capture_active */
 #include "internal.h"
@@ -39,6 +47,10 @@ typedef struct p2n_pool {
     pool_block *kept, *in_use;      /* freed blocks held for reuse; blocks handed out */
     size_t nkept, capkept, nin_use, capin_use;
     unsigned char access[POOL_MAX_DEVICES];   /* CUmemAccess_flags of each device */
+    int ipc;                        /* made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR */
+    uint64_t serial;                /* its number in this process (IPC export data names it) */
+    int32_t src_pid;                /* imported: the exporting process and its pool's number; else 0 */
+    uint64_t src_serial;
 } p2n_pool;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,9 +72,11 @@ static int push_block(pool_block **arr, size_t *n, size_t *cap, pool_block b)
 
 static p2n_pool *pool_new(int device, size_t max_size, int is_default)
 {
+    static uint64_t next_serial;
     p2n_pool *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
+    p->serial = ++next_serial;   /* pool_lock held */
     p->magic = P2N_MAGIC_POOL;
     p->device = device;
     p->is_default = is_default;
@@ -289,6 +303,8 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
      * it fails */
     if (p2n_drv_alloc_take(dptr, P2N_ALLOC_POOL, &a))
         pool_block_release(&a);
+    else if (p2n_drv_alloc_take(dptr, P2N_ALLOC_POOL_IMPORT, &a))
+        p2n_drv.be->ipc_unmap(a.base);
     else if (p2n_drv_graph_mem_end(dptr) != CUDA_SUCCESS)
         return CUDA_ERROR_INVALID_VALUE;
     return CUDA_SUCCESS;
@@ -327,11 +343,14 @@ CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *props)
         return CUDA_ERROR_INVALID_VALUE;
     /* what the device attributes say is absent: host and managed pools (HOST_MEMORY_POOLS_SUPPORTED = 0), IPC
      * handles (MEMPOOL_SUPPORTED_HANDLE_TYPES = 0), decompression */
+    int ipc = props->handleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR && p2n_drv.be->ipc_export;
     if (props->location.type != CU_MEM_LOCATION_TYPE_DEVICE || props->allocType != CU_MEM_ALLOCATION_TYPE_PINNED ||
-        props->handleTypes != CU_MEM_HANDLE_TYPE_NONE || props->usage != 0)
+        (props->handleTypes != CU_MEM_HANDLE_TYPE_NONE && !ipc) || props->usage != 0)
         return CUDA_ERROR_NOT_SUPPORTED;
     pthread_mutex_lock(&pool_lock);
     p2n_pool *p = pool_new(props->location.id, props->maxSize, 0);
+    if (p)
+        p->ipc = ipc;
     pthread_mutex_unlock(&pool_lock);
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
@@ -581,4 +600,143 @@ CUresult cuMemSetMemPool(CUmemLocation *location, CUmemAllocationType type, CUme
     CUdevice dev = 0;
     CUresult r = location_device(location, type, &dev);
     return r != CUDA_SUCCESS ? r : cuDeviceSetMemPool(dev, pool);
+}
+
+/* ---- IPC (the comment at the top says how) ---- */
+
+typedef struct pool_token {
+    char magic[8];
+    int32_t pid;
+    uint32_t zero;
+    uint64_t serial;
+} pool_token;
+static const char POOL_MAGIC[8] = "p2nPOOL";
+
+typedef struct pool_ptr_export {
+    char magic[4];
+    int32_t pid;
+    uint64_t serial;
+    uint64_t size;
+    uint8_t bk[P2N_BK_IPC_BYTES];
+} pool_ptr_export;
+_Static_assert(sizeof(pool_ptr_export) == sizeof(CUmemPoolPtrExportData), "CUmemPoolPtrExportData layout");
+static const char PTR_MAGIC[4] = {'p', '2', 'n', 'B'};
+
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType,
+                                          unsigned long long flags)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    pthread_mutex_lock(&pool_lock);
+    int ok = pool_ok(pool) && ((p2n_pool *)pool)->ipc && !((p2n_pool *)pool)->src_pid;
+    pool_token t = {.pid = (int32_t)getpid(), .serial = ok ? ((p2n_pool *)pool)->serial : 0};
+    pthread_mutex_unlock(&pool_lock);
+    if (!handle_out || !ok || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    memcpy(t.magic, POOL_MAGIC, sizeof t.magic);
+    int fd = memfd_create("ptx2native-pool", MFD_CLOEXEC);
+    if (fd < 0)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    if (pwrite(fd, &t, sizeof t, 0) != (ssize_t)sizeof t) {
+        close(fd);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    *(int *)handle_out = fd;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType,
+                                            unsigned long long flags)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!pool_out || handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR || flags)
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!p2n_drv.be->ipc_import)
+        return CUDA_ERROR_NOT_SUPPORTED;
+    pool_token t;
+    int fd = (int)(intptr_t)handle;
+    if (fd < 0 || pread(fd, &t, sizeof t, 0) != (ssize_t)sizeof t || memcmp(t.magic, POOL_MAGIC, sizeof t.magic) ||
+        t.zero || t.pid <= 0 || !t.serial)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&pool_lock);
+    p2n_pool *p = pool_new(c->device, 0, 0);
+    if (p) {
+        p->ipc = 1;
+        p->src_pid = t.pid;
+        p->src_serial = t.serial;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *pool_out = (CUmemoryPool)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr)
+{
+    CUresult r = p2n_drv_check_init();
+    if (r != CUDA_SUCCESS)
+        return r;
+    p2n_alloc a;
+    if (!shareData_out || !p2n_drv_alloc_find(ptr, 0, &a) || a.kind != P2N_ALLOC_POOL)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&pool_lock);
+    p2n_pool *p = a.owner;
+    int ipc = p->ipc && !p->src_pid;
+    uint64_t serial = p->serial;
+    pthread_mutex_unlock(&pool_lock);
+    if (!ipc)
+        return CUDA_ERROR_INVALID_VALUE;
+    pool_ptr_export e = {.pid = (int32_t)getpid(), .serial = serial, .size = a.size};
+    memcpy(e.magic, PTR_MAGIC, sizeof e.magic);
+    r = p2n_drv.be->ipc_export(a.base, a.size, e.bk);
+    if (r != CUDA_SUCCESS)
+        return r;
+    memcpy(shareData_out, &e, sizeof e);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPoolPtrExportData *shareData)
+{
+    p2n_ctx *c;
+    CUresult r = p2n_drv_get_ctx(NULL, &c);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (!ptr_out || !shareData)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&pool_lock);
+    int ok = pool_ok(pool) && ((p2n_pool *)pool)->src_pid;
+    int32_t pid = ok ? ((p2n_pool *)pool)->src_pid : 0;
+    uint64_t serial = ok ? ((p2n_pool *)pool)->src_serial : 0;
+    pthread_mutex_unlock(&pool_lock);
+    pool_ptr_export e;
+    memcpy(&e, shareData, sizeof e);
+    /* export data of another pool (or none) is refused: the sample programs try each pool in turn */
+    if (!ok || memcmp(e.magic, PTR_MAGIC, sizeof e.magic) || e.pid != pid || e.serial != serial || !e.size)
+        return CUDA_ERROR_INVALID_VALUE;
+    uint64_t base = 0;
+    char *err = NULL;
+    r = p2n_drv.be->ipc_import(pid, e.bk, (size_t)e.size, &base, &err);
+    if (r != CUDA_SUCCESS) {
+        if (err && getenv("P2N_VERBOSE"))
+            fprintf(stderr, "ptx2native: cuMemPoolImportPointer: %s\n", err);
+        free(err);
+        return r;
+    }
+    free(err);
+    p2n_drv_alloc_add(base, (size_t)e.size, P2N_ALLOC_POOL_IMPORT, c, 0);
+    *ptr_out = (CUdeviceptr)base;
+    return CUDA_SUCCESS;
+}
+
+/* an imported block its context takes away (cuMemFree goes through here too) */
+static void pool_import_release(const p2n_alloc *a) { p2n_drv.be->ipc_unmap(a->base); }
+
+__attribute__((constructor)) static void register_pool_import_release(void)
+{
+    p2n_drv_alloc_on_release(P2N_ALLOC_POOL_IMPORT, pool_import_release);
 }

@@ -171,6 +171,10 @@ static const proc_entry table[] = {
     E("cuIpcCloseMemHandle", 4010, cuIpcCloseMemHandle),
     E("cuIpcGetEventHandle", 4010, cuIpcGetEventHandle),
     E("cuIpcOpenEventHandle", 4010, cuIpcOpenEventHandle),
+    E("cuMemPoolExportToShareableHandle", 11020, cuMemPoolExportToShareableHandle),
+    E("cuMemPoolImportFromShareableHandle", 11020, cuMemPoolImportFromShareableHandle),
+    E("cuMemPoolExportPointer", 11020, cuMemPoolExportPointer),
+    E("cuMemPoolImportPointer", 11020, cuMemPoolImportPointer),
     /* managed memory (managed.c) */
     E("cuMemAllocManaged", 6000, cuMemAllocManaged),
     P("cuStreamAttachMemAsync", 6000, cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz),

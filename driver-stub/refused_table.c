@@ -4,7 +4,7 @@
  * SysV ABI lets a callee declared without parameters be called with any, and a stub reads none. */
 #include "refused.h"
 
-#define N 157
+#define N 153
 
 _Atomic unsigned char p2n_refused_said[N];
 const size_t p2n_refused_count = N;
@@ -124,50 +124,46 @@ STUB(109, cuLogsUnregisterCallback)
 STUB(110, cuMemBatchDecompressAsync)
 STUB(111, cuMemGetHandleForAddressRange)
 STUB(112, cuMemMapArrayAsync)
-STUB(113, cuMemPoolExportPointer)
-STUB(114, cuMemPoolExportToShareableHandle)
-STUB(115, cuMemPoolImportFromShareableHandle)
-STUB(116, cuMemPoolImportPointer)
-STUB(117, cuMemcpy3DBatchAsync)
-STUB(118, cuMemcpyBatchAsync)
-STUB(119, cuMipmappedArrayGetMemoryRequirements)
-STUB(120, cuMipmappedArrayGetSparseProperties)
-STUB(121, cuModuleEnumerateFunctions)
-STUB(122, cuModuleGetFunctionCount)
-STUB(123, cuMulticastAddDevice)
-STUB(124, cuMulticastBindAddr)
-STUB(125, cuMulticastBindMem)
-STUB(126, cuMulticastCreate)
-STUB(127, cuMulticastGetGranularity)
-STUB(128, cuMulticastUnbind)
-STUB(129, cuOccupancyMaxActiveClusters)
-STUB(130, cuOccupancyMaxPotentialClusterSize)
-STUB(131, cuParamSetSize)
-STUB(132, cuParamSetTexRef)
-STUB(133, cuParamSetf)
-STUB(134, cuParamSeti)
-STUB(135, cuParamSetv)
-STUB(136, cuPointerSetAttribute)
-STUB(137, cuSignalExternalSemaphoresAsync)
-STUB(138, cuStreamBatchMemOp)
-STUB(139, cuStreamGetGreenCtx)
-STUB(140, cuStreamGetId)
-STUB(141, cuStreamWaitValue32)
-STUB(142, cuStreamWaitValue64)
-STUB(143, cuStreamWriteValue32)
-STUB(144, cuStreamWriteValue64)
-STUB(145, cuTensorMapEncodeIm2col)
-STUB(146, cuTensorMapEncodeIm2colWide)
-STUB(147, cuTensorMapEncodeTiled)
-STUB(148, cuTensorMapReplaceAddress)
-STUB(149, cuTexRefCreate)
-STUB(150, cuTexRefDestroy)
-STUB(151, cuUserObjectCreate)
-STUB(152, cuUserObjectRelease)
-STUB(153, cuUserObjectRetain)
-STUB(154, cuVDPAUCtxCreate)
-STUB(155, cuVDPAUGetDevice)
-STUB(156, cuWaitExternalSemaphoresAsync)
+STUB(113, cuMemcpy3DBatchAsync)
+STUB(114, cuMemcpyBatchAsync)
+STUB(115, cuMipmappedArrayGetMemoryRequirements)
+STUB(116, cuMipmappedArrayGetSparseProperties)
+STUB(117, cuModuleEnumerateFunctions)
+STUB(118, cuModuleGetFunctionCount)
+STUB(119, cuMulticastAddDevice)
+STUB(120, cuMulticastBindAddr)
+STUB(121, cuMulticastBindMem)
+STUB(122, cuMulticastCreate)
+STUB(123, cuMulticastGetGranularity)
+STUB(124, cuMulticastUnbind)
+STUB(125, cuOccupancyMaxActiveClusters)
+STUB(126, cuOccupancyMaxPotentialClusterSize)
+STUB(127, cuParamSetSize)
+STUB(128, cuParamSetTexRef)
+STUB(129, cuParamSetf)
+STUB(130, cuParamSeti)
+STUB(131, cuParamSetv)
+STUB(132, cuPointerSetAttribute)
+STUB(133, cuSignalExternalSemaphoresAsync)
+STUB(134, cuStreamBatchMemOp)
+STUB(135, cuStreamGetGreenCtx)
+STUB(136, cuStreamGetId)
+STUB(137, cuStreamWaitValue32)
+STUB(138, cuStreamWaitValue64)
+STUB(139, cuStreamWriteValue32)
+STUB(140, cuStreamWriteValue64)
+STUB(141, cuTensorMapEncodeIm2col)
+STUB(142, cuTensorMapEncodeIm2colWide)
+STUB(143, cuTensorMapEncodeTiled)
+STUB(144, cuTensorMapReplaceAddress)
+STUB(145, cuTexRefCreate)
+STUB(146, cuTexRefDestroy)
+STUB(147, cuUserObjectCreate)
+STUB(148, cuUserObjectRelease)
+STUB(149, cuUserObjectRetain)
+STUB(150, cuVDPAUCtxCreate)
+STUB(151, cuVDPAUGetDevice)
+STUB(152, cuWaitExternalSemaphoresAsync)
 
 /* sorted by name (bsearch) */
 const p2n_refused_entry p2n_refused_table[N] = {
@@ -284,10 +280,6 @@ const p2n_refused_entry p2n_refused_table[N] = {
     {"cuMemBatchDecompressAsync", "hardware decompression is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemBatchDecompressAsync},
     {"cuMemGetHandleForAddressRange", "dma-buf export is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemGetHandleForAddressRange},
     {"cuMemMapArrayAsync", "sparse CUDA arrays (tile mappings) are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemMapArrayAsync},
-    {"cuMemPoolExportPointer", "memory pool IPC is not implemented: pool blocks come from the backend's device allocator, memory no other process can map (only cuMemCreate's memfds are shareable); CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolExportPointer},
-    {"cuMemPoolExportToShareableHandle", "memory pool IPC is not implemented: pool blocks come from the backend's device allocator, memory no other process can map (only cuMemCreate's memfds are shareable); CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolExportToShareableHandle},
-    {"cuMemPoolImportFromShareableHandle", "memory pool IPC is not implemented: pool blocks come from the backend's device allocator, memory no other process can map (only cuMemCreate's memfds are shareable); CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolImportFromShareableHandle},
-    {"cuMemPoolImportPointer", "memory pool IPC is not implemented: pool blocks come from the backend's device allocator, memory no other process can map (only cuMemCreate's memfds are shareable); CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES = 0", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemPoolImportPointer},
     {"cuMemcpy3DBatchAsync", "batched copies are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemcpy3DBatchAsync},
     {"cuMemcpyBatchAsync", "batched copies are not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMemcpyBatchAsync},
     {"cuMipmappedArrayGetMemoryRequirements", "sparse/deferred array memory is not implemented", CUDA_ERROR_NOT_SUPPORTED, (void *)refused_cuMipmappedArrayGetMemoryRequirements},

@@ -7,7 +7,10 @@
  * base, a handle of memory freed since still opens, the opening process's own handles refused
  * (CUDA_ERROR_INVALID_CONTEXT), events only with CU_EVENT_INTERPROCESS, malformed handles. Beyond the probe:
  * a kernel of the child writes the shared memory (a 3 MiB allocation, a region of its own) and the parent sees it.
- * On a backend that cannot share memory (P2N_BACKEND other than cpu) the calls answer CUDA_ERROR_NOT_SUPPORTED. */
+ * Pools (mempool.c): a pool made with CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR exports a descriptor the child
+ * imports, then one block by its export data (another pool's data refused); the child writes it and frees it. Those
+ * codes are CUDA's documented ones, not probed. On a backend that cannot share memory (P2N_BACKEND other than
+ * cpu) the calls answer CUDA_ERROR_NOT_SUPPORTED. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -148,6 +151,26 @@ static int child(char **argv)
     CUevent ez;
     E("open a zero event handle", cuIpcOpenEventHandle(&ez, zeh), CUDA_ERROR_MAP_FAILED);
     E("close the large one", cuIpcCloseMemHandle(pb), 0);
+
+    /* pool IPC: the pool's file descriptor (inherited) and a block's export data */
+    int pfd = atoi(argv[6]);
+    CUmemPoolPtrExportData pe, bad;
+    unhex(argv[7], &pe, sizeof pe);
+    CUmemoryPool ip;
+    CUdeviceptr pp = 0;
+    E("import the pool", cuMemPoolImportFromShareableHandle(&ip, (void *)(intptr_t)pfd,
+                                                            CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), 0);
+    bad = pe;
+    bad.reserved[8] ^= 1;   /* another pool's number */
+    E("import a block of another pool", cuMemPoolImportPointer(&pp, ip, &bad), CUDA_ERROR_INVALID_VALUE);
+    E("import the block", cuMemPoolImportPointer(&pp, ip, &pe), 0);
+    unsigned char pb4[4] = {0};
+    E("read the block", cuMemcpyDtoH(pb4, pp, 4), 0);
+    CHECK("the parent's pool bytes", pb4[0] == 0x5a && pb4[3] == 0x5a);
+    E("write the block", cuMemsetD8(pp, 0x6b, 4096), 0);
+    E("free the imported block", cuMemFreeAsync(pp, NULL), 0);
+    E("free it again", cuMemFreeAsync(pp, NULL), CUDA_ERROR_INVALID_VALUE);
+    E("destroy the imported pool", cuMemPoolDestroy(ip), 0);
     return fails ? 1 : 0;
 }
 
@@ -159,7 +182,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: no device\n");
         return 1;
     }
-    if (argc > 5)
+    if (argc > 7)
         return child(argv);
 
     const char *be = getenv("P2N_BACKEND");
@@ -218,13 +241,42 @@ int main(int argc, char **argv)
     E("record", cuEventRecord(e2, 0), 0);
     E("free the 4 KiB one before the child opens it", cuMemFree(df), 0);
 
-    char a[5][129];
+    /* a pool shared through a POSIX file descriptor, one block of it by export data */
+    int htypes = 0;
+    E("MEMPOOL_SUPPORTED_HANDLE_TYPES", cuDeviceGetAttribute(&htypes, CU_DEVICE_ATTRIBUTE_MEMPOOL_SUPPORTED_HANDLE_TYPES, dev), 0);
+    CHECK("POSIX file descriptors", htypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    CUmemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+    props.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    props.location.id = 0;
+    props.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    CUmemoryPool pool, plain;
+    E("IPC pool", cuMemPoolCreate(&pool, &props), 0);
+    props.handleTypes = CU_MEM_HANDLE_TYPE_NONE;
+    E("plain pool", cuMemPoolCreate(&plain, &props), 0);
+    int pfd = -1;
+    E("export a plain pool", cuMemPoolExportToShareableHandle(&pfd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+      CUDA_ERROR_INVALID_VALUE);
+    E("export the IPC pool", cuMemPoolExportToShareableHandle(&pfd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), 0);
+    CUdeviceptr pblk, plainblk;
+    E("pool block", cuMemAllocFromPoolAsync(&pblk, 4096, pool, st), 0);
+    E("plain pool block", cuMemAllocFromPoolAsync(&plainblk, 4096, plain, st), 0);
+    E("fill", cuMemsetD8(pblk, 0x5a, 4096), 0);
+    CUmemPoolPtrExportData pe;
+    E("export a plain pool's block", cuMemPoolExportPointer(&pe, plainblk), CUDA_ERROR_INVALID_VALUE);
+    E("export the block", cuMemPoolExportPointer(&pe, pblk), 0);
+    int inherit = dup(pfd);   /* the exported descriptor is close-on-exec; the child gets a copy */
+
+    char a[5][129], fdarg[16], pearg[2 * sizeof pe + 1];
+    snprintf(fdarg, sizeof fdarg, "%d", inherit);
+    hex(&pe, sizeof pe, pearg);
     hex(&h, 64, a[0]);
     hex(&h2, 64, a[1]);
     hex(&eh2, 64, a[2]);
     hex(&hf, 64, a[3]);
     hex(&hb, 64, a[4]);
-    char *args[] = {argv[0], a[0], a[1], a[2], a[3], a[4], NULL};
+    char *args[] = {argv[0], a[0], a[1], a[2], a[3], a[4], fdarg, pearg, NULL};
     pid_t pid;
     int status = 0;
     fflush(NULL);
@@ -239,6 +291,14 @@ int main(int argc, char **argv)
     unsigned w[2];
     E("read the large one", cuMemcpyDtoH(w, big + (3 << 20) - 8, 8), 0);
     CHECK("the child's kernel wrote it", w[0] == 7 + (3u << 20) / 4 - 2 && w[1] == 7 + (3u << 20) / 4 - 1);
+    E("read the pool block after the child", cuMemcpyDtoH(b, pblk, 4), 0);
+    CHECK("the child's pool write", b[0] == 0x6b && b[3] == 0x6b);
+    E("free the pool block", cuMemFreeAsync(pblk, st), 0);
+    E("free the plain pool block", cuMemFreeAsync(plainblk, st), 0);
+    E("destroy the IPC pool", cuMemPoolDestroy(pool), 0);
+    E("destroy the plain pool", cuMemPoolDestroy(plain), 0);
+    close(pfd);
+    close(inherit);
     E("event query", cuEventQuery(e2), 0);
     E("event sync", cuEventSynchronize(e2), 0);
     E("free", cuMemFree(d), 0);
