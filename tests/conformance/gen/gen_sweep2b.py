@@ -25,42 +25,50 @@ import sweep_forms  # noqa: E402
 
 FAM = "sweep2b"
 PEND = os.path.join(os.path.dirname(HERE), "pending")
-HALF_SET = re.compile(r"^set\.[a-z]+(\.ftz)?\.(f16|bf16)\.")
+HALF_SET = r"^set\.[a-z]+(\.ftz)?\.(f16|bf16)\."
 
 
-def main():
+def write_batch(fam, pattern, make_op, stem, comment):
+    """Writes pending/{cases,ptx}/<fam>/: the sm_90 forms whose key matches `pattern`, bucketed by input kind, up
+    to gen_sweep2.MAX_OPS per case named <stem>_<vk>[_<part>]; make_op(form) gives the case op; comment(vk) the
+    case's header. Shared by batches 2b and 2c."""
     import shutil
     for d in ["cases", "ptx"]:
-        p = os.path.join(PEND, d, FAM)
+        p = os.path.join(PEND, d, fam)
         if os.path.isdir(p):
             shutil.rmtree(p)
     g18.PEND = PEND
-    forms = [f for f in sweep_forms.all_forms() if HALF_SET.match(f.key)]
+    forms = [f for f in sweep_forms.all_forms() if re.match(pattern, f.key)]
     sm90, _, _ = sweep_forms.classify(forms)
     buckets = OrderedDict()
     for f in sm90:
         buckets.setdefault(f.vk, []).append(f)
-    widen = sweep_forms.EXT32[16]
     for vk, fl in buckets.items():
         vals = gen_sweep2.values(vk)
         for part in range(0, len(fl), gen_sweep2.MAX_OPS):
             chunk = fl[part:part + gen_sweep2.MAX_OPS]
-            name = f"set_half_result_{vk}" + (f"_{part // gen_sweep2.MAX_OPS + 1}"
-                                              if len(fl) > gen_sweep2.MAX_OPS else "")
-            ops = []
-            for f in chunk:
-                assert f.body.endswith(widen), f.key
-                ops.append((f.body[:-len(widen)] + "mov.b16 {d}, %h1;", 64, 16))
-            g18.mcase(FAM, name, ops, vals,
-                      comment=f"sweep batch 2b (set with a half-precision destination, inputs: {vk}): the 16-bit\n"
-                              "result stored as it is (st.global.b16, 2-byte slots); gen/gen_sweep2b.py says why")
+            name = f"{stem}_{vk}" + (f"_{part // gen_sweep2.MAX_OPS + 1}" if len(fl) > gen_sweep2.MAX_OPS else "")
+            g18.mcase(fam, name, [make_op(f) for f in chunk], vals, comment=comment(vk))
+    generator = f"gen/gen_{fam}.py"
     for dp, _, fns in os.walk(PEND):
         for fn in fns:
-            if fn.endswith((".case", ".ptx")) and FAM in dp:
+            if fn.endswith((".case", ".ptx")) and fam in dp:
                 p = os.path.join(dp, fn)
-                t = open(p).read().replace("gen/gen_issue18.py", "gen/gen_sweep2b.py")
+                t = open(p).read().replace("gen/gen_issue18.py", generator)
                 open(p, "w").write(t)
     print(f"{sum(len(v) for v in buckets.values())} forms -> {len(g18.CASES)} cases, {g18.LANES[0]} op-lanes")
+
+
+def main():
+    widen = sweep_forms.EXT32[16]
+
+    def op(f):
+        assert f.body.endswith(widen), f.key
+        return (f.body[:-len(widen)] + "mov.b16 {d}, %h1;", 64, 16)
+
+    write_batch(FAM, HALF_SET, op, "set_half_result",
+                lambda vk: f"sweep batch 2b (set with a half-precision destination, inputs: {vk}): the 16-bit\n"
+                           "result stored as it is (st.global.b16, 2-byte slots); gen/gen_sweep2b.py says why")
 
 
 if __name__ == "__main__":
