@@ -63,15 +63,20 @@ static pthread_mutex_t ipc_lock = PTHREAD_MUTEX_INITIALIZER;
 static import *imports;
 static atomic_uint_fast64_t event_serial;
 
-/* CUDA_ERROR_NOT_SUPPORTED where the backend cannot share memory, with one line on stderr per process */
-static CUresult unsupported(const char *fn)
+/* CUDA_ERROR_NOT_SUPPORTED where the backend cannot share memory, with one line on stderr per function and
+ * process (`said`: the calling function's flag) */
+static CUresult unsupported_once(const char *fn, atomic_int *said)
 {
-    static atomic_int said;
-    if (!atomic_exchange(&said, 1))
+    if (!atomic_exchange(said, 1))
         fprintf(stderr, "ptx2native: %s: the '%s' backend cannot share device memory or events with another "
                         "process (CUDA IPC works on the CPU backend)\n", fn, p2n_drv.be->name);
     return CUDA_ERROR_NOT_SUPPORTED;
 }
+
+static atomic_int said_cuIpcGetEventHandle;
+static atomic_int said_cuIpcGetMemHandle;
+static atomic_int said_cuIpcOpenEventHandle;
+static atomic_int said_cuIpcOpenMemHandle;
 
 static int backend_shares(void) { return p2n_drv.be->ipc_export && p2n_drv.be->ipc_import && p2n_drv.be->ipc_unmap; }
 
@@ -85,7 +90,7 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     if (!pHandle || !p2n_drv_alloc_find(dptr, 0, &a) || a.kind != P2N_ALLOC_DEVICE)
         return CUDA_ERROR_INVALID_VALUE;
     if (!backend_shares())
-        return unsupported("cuIpcGetMemHandle");
+        return unsupported_once("cuIpcGetMemHandle", &said_cuIpcGetMemHandle);
     ipc_mem_bytes h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, MEM_MAGIC, sizeof h.magic);
@@ -93,7 +98,7 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
     h.size = a.size;
     r = p2n_drv.be->ipc_export(a.base, a.size, h.bk);
     if (r != CUDA_SUCCESS)
-        return r == CUDA_ERROR_NOT_SUPPORTED ? unsupported("cuIpcGetMemHandle") : r;
+        return r == CUDA_ERROR_NOT_SUPPORTED ? unsupported_once("cuIpcGetMemHandle", &said_cuIpcGetMemHandle) : r;
     memcpy(pHandle, &h, sizeof h);
     return CUDA_SUCCESS;
 }
@@ -112,7 +117,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
     if (h.pid == (int32_t)getpid())
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!backend_shares())
-        return unsupported("cuIpcOpenMemHandle");
+        return unsupported_once("cuIpcOpenMemHandle", &said_cuIpcOpenMemHandle);
     pthread_mutex_lock(&ipc_lock);
     for (import *i = imports; i; i = i->next)
         if (!memcmp(&i->key, &h, sizeof h)) {
@@ -208,7 +213,7 @@ CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
     if (!(e->flags & CU_EVENT_INTERPROCESS) || e->ipc_imported)
         return CUDA_ERROR_INVALID_HANDLE;
     if (!backend_shares())
-        return unsupported("cuIpcGetEventHandle");
+        return unsupported_once("cuIpcGetEventHandle", &said_cuIpcGetEventHandle);
     ipc_event_bytes h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, EVENT_MAGIC, sizeof h.magic);
@@ -237,7 +242,7 @@ CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
     if (h.pid == (int32_t)getpid())
         return CUDA_ERROR_INVALID_CONTEXT;
     if (!backend_shares())
-        return unsupported("cuIpcOpenEventHandle");
+        return unsupported_once("cuIpcOpenEventHandle", &said_cuIpcOpenEventHandle);
     CUevent ev;
     r = cuEventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING);
     if (r != CUDA_SUCCESS)
