@@ -347,7 +347,8 @@ bool host_pass_make_coroutines(llvm_pass_ctx *X) {
         if (!k || LLVMIsDeclaration(k) || !kernel_fits(&S, k)) continue;
         /* registers to SSA values first, while the kernel has its few blocks: the suspend points below add three
          * blocks per wait, and promoting 35k register allocas over 11k blocks (an unrolled tensor-core GEMM)
-         * took LLVM's mem2reg 12 minutes */
+         * took LLVM's mem2reg 12 minutes; very long blocks are cut first (split_block.c says why) */
+        llvm_split_long_blocks(K.C, K.B, k, LLVM_LONG_BLOCK);
         LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
         LLVMErrorRef e = LLVMRunPassesOnFunction(k, "sroa", NULL, po);
         LLVMDisposePassBuilderOptions(po);

@@ -194,8 +194,19 @@ static LLVMTargetMachineRef make_tm(const target_desc *t, const p2n_options *opt
     return LLVMCreateTargetMachine(T, t->triple, t->cpu, "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
 }
 
+/* very long blocks cut into runs before rewrite-addrs' SROA promotes the registers (split_block.c says why) */
+static bool pass_split_long_blocks(llvm_pass_ctx *X) {
+    if (X->opt->opt_level <= 0) return true;
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(X->C);
+    for (LLVMValueRef fn = LLVMGetFirstFunction(X->M); fn; fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn)) llvm_split_long_blocks(X->C, B, fn, LLVM_LONG_BLOCK);
+    LLVMDisposeBuilder(B);
+    return true;
+}
+
 /* before the optimiser, shared by every target at -O1 and above: addresses as GEPs (rewrite_addr.c) */
 static const llvm_pass shared_pre_opt[] = {
+    {"split-long-blocks", pass_split_long_blocks, false},
     {"rewrite-addrs", llvm_pass_rewrite_addrs, false},
     {NULL, NULL, false},
 };

@@ -58,5 +58,9 @@ p2n_status llvm_codegen_parallel(LLVMContextRef C, LLVMModuleRef M, const struct
 LLVMErrorRef llvm_rewrite_addrs(LLVMModuleRef M, LLVMTargetMachineRef TM);
 /* split_block.c: everything after I moves to a new block (returned); I's block is left unterminated */
 LLVMBasicBlockRef llvm_split_after(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef I);
+/* Splits fn's blocks (not the entry block) into runs of at most max instructions, for mem2reg's sake (split_block.c) */
+bool llvm_split_long_blocks(LLVMContextRef C, LLVMBuilderRef B, LLVMValueRef fn, unsigned max);
+/* llvm_split_long_blocks' length for every target before promotion */
+enum { LLVM_LONG_BLOCK = 4096 };
 
 #endif
