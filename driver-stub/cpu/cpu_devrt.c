@@ -65,7 +65,7 @@ static const cpu_kernel *kernel_at(const launch *L, uint64_t func)
     return NULL;
 }
 
-/* the op whose parameter buffer is p, not launched yet (the launch lock held by no one: ops are only added) */
+/* the grid op whose parameter buffer is p and that is not launched yet, or NULL */
 static cdp_op *op_of_buffer(launch *L, uint64_t p)
 {
     cdp_op *found = NULL;
