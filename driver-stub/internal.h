@@ -204,6 +204,10 @@ P2N_DRV_HIDDEN int p2n_drv_alloc_reserved_at(uint64_t base);
 typedef void (*p2n_alloc_release_fn)(const p2n_alloc *a);
 P2N_DRV_HIDDEN void p2n_drv_alloc_on_release(int kind, p2n_alloc_release_fn fn);
 
+/* ipc.c: maps [size bytes] of device memory process `pid` exported (the backend's handle bytes `bk`); a failure is
+ * explained on stderr under P2N_VERBOSE, naming `fn` */
+P2N_DRV_HIDDEN CUresult p2n_drv_ipc_map(const char *fn, int pid, const uint8_t *bk, size_t size, uint64_t *base);
+
 /* module.c */
 P2N_DRV_HIDDEN void p2n_drv_module_destroy(p2n_module *m);
 /* A hook called with every module about to be destroyed (texref.c registers one: files above module.c hear of

@@ -78,6 +78,16 @@ static atomic_int said_cuIpcGetMemHandle;
 static atomic_int said_cuIpcOpenEventHandle;
 static atomic_int said_cuIpcOpenMemHandle;
 
+CUresult p2n_drv_ipc_map(const char *fn, int pid, const uint8_t *bk, size_t size, uint64_t *base)
+{
+    char *err = NULL;
+    CUresult r = p2n_drv.be->ipc_import(pid, bk, size, base, &err);
+    if (r != CUDA_SUCCESS && err && getenv("P2N_VERBOSE"))
+        fprintf(stderr, "ptx2native: %s: %s\n", fn, err);
+    free(err);
+    return r;
+}
+
 static int backend_shares(void) { return p2n_drv.be->ipc_export && p2n_drv.be->ipc_import && p2n_drv.be->ipc_unmap; }
 
 CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
@@ -127,8 +137,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
             return CUDA_SUCCESS;
         }
     import *im = calloc(1, sizeof *im);
-    char *err = NULL;
-    r = im ? p2n_drv.be->ipc_import(h.pid, h.bk, (size_t)h.size, &im->base, &err) : CUDA_ERROR_OUT_OF_MEMORY;
+    r = im ? p2n_drv_ipc_map("cuIpcOpenMemHandle", h.pid, h.bk, (size_t)h.size, &im->base) : CUDA_ERROR_OUT_OF_MEMORY;
     if (r == CUDA_SUCCESS) {
         im->key = h;
         im->refs = 1;
@@ -138,10 +147,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
     } else {
         free(im);
         im = NULL;
-        if (err && getenv("P2N_VERBOSE"))
-            fprintf(stderr, "ptx2native: cuIpcOpenMemHandle: %s\n", err);
     }
-    free(err);
     uint64_t base = im ? im->base : 0;
     pthread_mutex_unlock(&ipc_lock);
     if (base)   /* outside ipc_lock (close_import says why); nobody else knows the address yet */

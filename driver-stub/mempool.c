@@ -719,15 +719,9 @@ CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPo
     if (!ok || memcmp(e.magic, PTR_MAGIC, sizeof e.magic) || e.pid != pid || e.serial != serial || !e.size)
         return CUDA_ERROR_INVALID_VALUE;
     uint64_t base = 0;
-    char *err = NULL;
-    r = p2n_drv.be->ipc_import(pid, e.bk, (size_t)e.size, &base, &err);
-    if (r != CUDA_SUCCESS) {
-        if (err && getenv("P2N_VERBOSE"))
-            fprintf(stderr, "ptx2native: cuMemPoolImportPointer: %s\n", err);
-        free(err);
+    r = p2n_drv_ipc_map("cuMemPoolImportPointer", pid, e.bk, (size_t)e.size, &base);
+    if (r != CUDA_SUCCESS)
         return r;
-    }
-    free(err);
     p2n_drv_alloc_add(base, (size_t)e.size, P2N_ALLOC_POOL_IMPORT, c, 0);
     *ptr_out = (CUdeviceptr)base;
     return CUDA_SUCCESS;
