@@ -204,6 +204,32 @@ static void matmul_gpu(bench *b) {
 }
 static void matmul_check(bench *b) { check_floats(b, b->d[2], b->h[2], b->n * b->n, 1e-4); }
 
+/* ---- wmma_gemm, n x n f16 inputs: h[0]=A h[1]=B (floats, the f16 values exactly) h[2]=C(C); d[0], d[1] the f16
+ * bits. The C twin is matmul's loop; the tensor core truncates its aligned terms, so 1e-3 relative. ---- */
+static void wmma_setup(bench *b) {
+    long nn = b->n * b->n;
+    for (int i = 0; i < 2; i++) {
+        float *f = rand_floats(nn);
+        uint16_t *h = xmalloc((size_t)nn * 2);
+        for (long j = 0; j < nn; j++) {
+            _Float16 v = (_Float16)f[j];
+            memcpy(&h[j], &v, 2);
+            f[j] = (float)v;
+        }
+        b->h[i] = f;
+        b->d[i] = dev_from(h, nn * 2);
+        free(h);
+    }
+    b->h[2] = xmalloc(nn * 4);
+    b->d[2] = dev_from(NULL, nn * 4);
+}
+static void wmma_gpu(bench *b) {
+    int n = (int)b->n;
+    void *p[] = {&n, &b->d[0], &b->d[1], &b->d[2]};
+    launch(b->f, (unsigned)((b->n / 16) * (b->n / 16) / 4), 1, 128, 1, p); /* 4 warps a block, a warp a tile */
+}
+static void wmma_check(bench *b) { check_floats(b, b->d[2], b->h[2], b->n * b->n, 1e-3); }
+
 /* ---- histogram: h[0]=in h[1]=hist(C); both sides accumulate, compared after the first run ---- */
 static void hist_setup(bench *b) {
     b->h[0] = rand_words(b->n);
@@ -246,6 +272,7 @@ static bench benches[] = {
     {"stencil2d", "5-point, 4096x4096", 0, 10, NULL, stencil_setup, stencil_c, stencil_gpu, stencil_check, 4096, {0}, {0}},
     {"reduce_sum", "32M u32, 1024x256, bar.sync", 1, 10, NULL, reduce_setup, reduce_c, reduce_gpu, reduce_check, 1 << 25, {0}, {0}},
     {"matmul_tiled", "512x512, 16x16 smem tiles", 1, 3, NULL, matmul_setup, matmul_c, matmul_gpu, matmul_check, 512, {0}, {0}},
+    {"wmma_gemm", "256x256 f16->f32, wmma m16n16k16", 0, 1, NULL, wmma_setup, matmul_c, wmma_gpu, wmma_check, 256, {0}, {0}},
     {"histogram", "32M u32, 256 bins, global atom", 0, 3, NULL, hist_setup, hist_c, hist_gpu, hist_check, 1 << 25, {0}, {0}},
     {"null_kernel", "16M threads doing nothing", 0, 20, NULL, null_setup, NULL, null_gpu, null_check, 1 << 24, {0}, {0}},
 };

@@ -1,6 +1,8 @@
 // kernels.cu — the kernels of the CPU-backend benchmark (bench/cpu/README.md). Compiled to PTX by
 // gen-ptx.sh (nvcc -arch=sm_80); kernels.ptx is committed so the benchmark runs without nvcc.
 // Each kernel has a plain-C twin in reference.c computing the same result; extern "C" keeps the names plain.
+#include <cuda_fp16.h>
+#include <mma.h>
 
 // Barrier-free, memory bound: y = a*x + y.
 extern "C" __global__ void saxpy(int n, float a, const float *__restrict__ x, float *__restrict__ y) {
@@ -66,6 +68,26 @@ extern "C" __global__ void matmul_tiled(int n, const float *__restrict__ A, cons
 extern "C" __global__ void histogram(int n, const unsigned *__restrict__ in, unsigned *__restrict__ hist) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         atomicAdd(&hist[in[i] & 255u], 1u);
+}
+
+// Tensor cores: C = A * B for n x n row-major f16 matrices (n a multiple of 16), f32 accumulators, one warp per
+// 16x16 tile of C through wmma m16n16k16. The C twin is matmul_tiled's loop on the inputs widened to float: the
+// tensor core's sum (exact products, truncated alignment) differs from it in the last bits only.
+extern "C" __global__ void wmma_gemm(int n, const __half *__restrict__ A, const __half *__restrict__ B,
+                                     float *__restrict__ C) {
+    int warp = (blockIdx.x * blockDim.x + threadIdx.x) / 32, tiles = n / 16;
+    int tr = warp / tiles, tc = warp % tiles;
+    if (tr >= tiles) return;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, __half, nvcuda::wmma::row_major> a;
+    nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, __half, nvcuda::wmma::row_major> b;
+    nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> c;
+    nvcuda::wmma::fill_fragment(c, 0.0f);
+    for (int k = 0; k < n; k += 16) {
+        nvcuda::wmma::load_matrix_sync(a, A + tr * 16 * n + k, n);
+        nvcuda::wmma::load_matrix_sync(b, B + k * n + tc * 16, n);
+        nvcuda::wmma::mma_sync(c, a, b, c);
+    }
+    nvcuda::wmma::store_matrix_sync(C + tr * 16 * n + tc * 16, c, n, nvcuda::wmma::mem_row_major);
 }
 
 // Diagnostic, no C twin: a thread that only computes its index and compares it, i.e. the cost of running one

@@ -52,6 +52,8 @@ bool p2n_mma_compute(uint32_t op, uint32_t *io[32]);
 bool p2n_mma_lane(uint32_t op, uint32_t *io, uint32_t lane);
 /* the tensor-core (HMMA) f32 result c + sum a[k] b[k]; emin: the inputs' least exponent (mx_forms.h, cpu_mma.c) */
 float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int emin);
+void p2n_tc_gemm_f32(unsigned m, unsigned n, unsigned k, const float *A, const float *B, const float *C, float *D,
+                     int emin);
 
 /* ---- hooks for tests and tools ---- */
 /* Number of worker threads for the next launches: 0 = default (P2N_CPU_THREADS, else the number of CPUs). */

@@ -28,11 +28,6 @@ static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
 static uint16_t half_of(const uint32_t *io, unsigned idx) { return (uint16_t)(io[idx >> 1] >> ((idx & 1) * 16)); }
 
-/* d = c + sum a[k]*b[k] over k < K (f16 inputs) as the H200's tensor cores form it (cpu_mma.c p2n_tc_dot_f32) */
-static float dot_f16(const float *a, const float *b, unsigned K, float c) {
-    return p2n_tc_dot_f32(c, a, b, K, P2N_TC_EMIN_F16);
-}
-
 static void ldst_matrix(uint32_t op, uint32_t *io[32], bool ld) {
     unsigned n = P2N_MX_NUM(op);
     bool trans = op & P2N_MX_TRANS;
@@ -82,15 +77,14 @@ static void mma_m16n8(uint32_t kind, uint32_t *io[32]) {
                 B[k][g] = half_to_float(half_of(L[l] + 4, i));
             }
         }
+        /* d = c + A B as the H200's tensor cores form it (cpu_mma.c p2n_tc_gemm_f32) */
+        float C[16][8] = {{0}}, D[16][8];
+        for (unsigned l = 0; l < 32; l++)
+            for (unsigned i = 0; i < 4; i++) C[(l >> 2) + 8 * (i >= 2)][(l & 3) * 2 + (i & 1)] = bits_f(L[l][6 + i]);
+        p2n_tc_gemm_f32(16, 8, 16, &A[0][0], &B[0][0], &C[0][0], &D[0][0], P2N_TC_EMIN_F16);
         for (unsigned l = 0; l < 32; l++) {
             if (!io[l]) continue;
-            unsigned g = l >> 2, t = l & 3;
-            for (unsigned i = 0; i < 4; i++) {
-                unsigned r = g + 8 * (i >= 2), c = t * 2 + (i & 1);
-                float a[16], b[16];
-                for (unsigned k = 0; k < 16; k++) { a[k] = A[r][k]; b[k] = B[k][c]; }
-                io[l][10 + i] = f_bits(dot_f16(a, b, 16, bits_f(io[l][6 + i])));
-            }
+            for (unsigned i = 0; i < 4; i++) io[l][10 + i] = f_bits(D[(l >> 2) + 8 * (i >= 2)][(l & 3) * 2 + (i & 1)]);
         }
     } else {
         int32_t A[16][32], B[32][8];
@@ -120,23 +114,20 @@ static void mma_m16n8(uint32_t kind, uint32_t *io[32]) {
 
 static void wmma_m16n16k16(uint32_t *io[32]) {
     static const uint32_t zero[32];
-    float A[256], B[256];
+    float A[256], B[256], C[256], D[256];
     for (unsigned l = 0; l < 32; l++) {
         const uint32_t *v = io[l] ? io[l] : zero;
         for (unsigned j = 0; j < 8; j++) {
             A[l * 8 + j] = half_to_float(half_of(v, j));
             B[l * 8 + j] = half_to_float(half_of(v + 8, j));
+            C[l * 8 + j] = bits_f(v[16 + j]);
         }
     }
-    for (unsigned l = 0; l < 32; l++) {
-        if (!io[l]) continue;
-        for (unsigned j = 0; j < 8; j++) {
-            unsigned e = l * 8 + j, r = e / 16, c = e % 16;
-            float a[16], b[16];
-            for (unsigned k = 0; k < 16; k++) { a[k] = A[r * 16 + k]; b[k] = B[k * 16 + c]; }
-            io[l][24 + j] = f_bits(dot_f16(a, b, 16, bits_f(io[l][16 + j])));
-        }
-    }
+    /* element e = 8 l + j is (e / 16, e % 16) of each matrix: all three are row major 16 x 16 */
+    p2n_tc_gemm_f32(16, 16, 16, A, B, C, D, P2N_TC_EMIN_F16);
+    for (unsigned l = 0; l < 32; l++)
+        if (io[l])
+            for (unsigned j = 0; j < 8; j++) io[l][24 + j] = f_bits(D[l * 8 + j]);
 }
 
 void p2n_matrix_compute(uint32_t op, uint32_t *io[32]) {

@@ -94,6 +94,31 @@ static inline int exp_of(float x) {
     return 32 - __builtin_clz(u & 0x7fffffu) - 149; /* subnormal: the mantissa's top bit */
 }
 
+/* 2^e for -1022 <= e <= 1023 (every scale of the sums below), from the bits: ldexp was a tenth of the time */
+static inline double pow2(int e) {
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &u, 8);
+    return d;
+}
+
+/* the sum S 2^(E-27) rounded toward zero to f32; 2^128 and beyond: infinity */
+static float tc_round(int64_t S, int E) {
+    if (!S) return 0.0f;
+    double x = (double)S * pow2(E - 27);
+    if (fabs(x) >= 0x1p128) return x > 0 ? INFINITY : -INFINITY;
+    float y = (float)x;
+    /* one step toward zero where rounding went away from it (y is not zero then); without a branch, which the
+     * random direction of rounding would mispredict half the time */
+    return bits_f(f_bits(y) - (fabs((double)y) > fabs(x)));
+}
+
+/* E's share of a nonzero finite c: its exponent (f32's emin at least) plus one */
+static inline int tc_exp_c(float c) {
+    int ec = exp_of(c);
+    return (ec < -125 ? -125 : ec) + 1;
+}
+
 float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int emin) {
     bool nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
     int E = INT_MIN;
@@ -110,22 +135,86 @@ float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int em
     }
     if (nan || (pinf && ninf)) return bits_f(0x7fffffffu);
     if (pinf || ninf) return pinf ? INFINITY : -INFINITY;
-    if (c != 0) {
-        int ec = exp_of(c);   /* c is finite here: NaN and infinities returned above */
-        ec = (ec < -125 ? -125 : ec) + 1;
+    if (c != 0) { /* c is finite here: NaN and infinities returned above */
+        int ec = tc_exp_c(c);
         E = ec > E ? ec : E;
     }
     if (E == INT_MIN) return 0.0f; /* zeros only: +0 whatever their signs (probe_mma_m16n8k16_f32_f16_edges) */
     /* |term| < 2^E: every scaled term is below 2^27, the sum of at most 33 below 2^33 (exact in double) */
-    double scale = ldexp(1.0, 27 - E);
+    double scale = pow2(27 - E);
     int64_t S = (int64_t)((double)c * scale);
     for (unsigned k = 0; k < n; k++) S += (int64_t)((double)a[k] * (double)b[k] * scale);
-    if (!S) return 0.0f;
-    double x = ldexp((double)S, E - 27);
-    if (fabs(x) >= 0x1p128) return x > 0 ? INFINITY : -INFINITY;
-    float y = (float)x;
-    if (fabs((double)y) > fabs(x)) y = nextafterf(y, 0.0f);
-    return y;
+    return tc_round(S, E);
+}
+
+/* An input's share of E: its exponent (emin at least), or TC_NONE for a zero; *special: infinite or NaN */
+enum { TC_NONE = -(1 << 20), TC_MAX = 32 };
+static inline int tc_exp_in(float x, int emin, bool *special) {
+    if (!isfinite(x)) {
+        *special = true;
+        return TC_NONE;
+    }
+    if (x == 0) return TC_NONE;
+    int e = exp_of(x);
+    return e < emin ? emin : e;
+}
+
+/* D = C + A B, A m x k, B k x n, C and D m x n (row major; m, n, k at most 32), each element exactly as
+ * p2n_tc_dot_f32(C[r][c], row r of A, column c of B, k, emin) gives it, in loops over the columns that the
+ * compiler vectorises: the inputs' exponents are read once per input instead of once per product, and the
+ * truncated terms (integers below 2^27, at most 33 of them) are summed exactly in double. A row or column with an
+ * infinite or NaN input, or such a C, takes the element-wise form. */
+__attribute__((target_clones("avx2", "default"))) /* 4 doubles a vector where the CPU has them */
+void p2n_tc_gemm_f32(unsigned m, unsigned n, unsigned k, const float *A, const float *B, const float *C, float *D,
+                     int emin) {
+    int ea[TC_MAX * TC_MAX], eb[TC_MAX * TC_MAX], E[TC_MAX];
+    double Bz[TC_MAX * TC_MAX], sc[TC_MAX], S[TC_MAX]; /* Bz: B with zeros for its infinities and NaNs */
+    bool rs[TC_MAX] = {0}, cs[TC_MAX] = {0};
+    for (unsigned r = 0; r < m; r++)
+        for (unsigned i = 0; i < k; i++) ea[r * k + i] = tc_exp_in(A[r * k + i], emin, &rs[r]);
+    for (unsigned i = 0; i < k; i++)
+        for (unsigned c = 0; c < n; c++) {
+            bool sp = false;
+            eb[i * n + c] = tc_exp_in(B[i * n + c], emin, &sp);
+            cs[c] |= sp;
+            Bz[i * n + c] = sp ? 0.0 : B[i * n + c];
+        }
+    for (unsigned r = 0; r < m; r++) {
+        const float *a = A + r * k;
+        if (!rs[r]) {
+            for (unsigned c = 0; c < n; c++) E[c] = 2 * TC_NONE;
+            for (unsigned i = 0; i < k; i++) {
+                int e = ea[r * k + i];
+                for (unsigned c = 0; c < n; c++) E[c] = e + eb[i * n + c] > E[c] ? e + eb[i * n + c] : E[c];
+            }
+            for (unsigned c = 0; c < n; c++) {
+                float cv = C[r * n + c];
+                int Ec = E[c] < TC_NONE / 2 ? INT_MIN : E[c]; /* none: no product of two nonzero inputs */
+                if (cv != 0 && isfinite(cv)) {
+                    int ec = tc_exp_c(cv);
+                    Ec = ec > Ec ? ec : Ec;
+                }
+                E[c] = Ec;
+                sc[c] = Ec == INT_MIN ? 0.0 : pow2(27 - Ec);
+                S[c] = isfinite(cv) ? (double)(int32_t)((double)cv * sc[c]) : 0.0;
+            }
+            for (unsigned i = 0; i < k; i++) {
+                double ai = a[i];
+                const double *bz = Bz + i * n;
+                for (unsigned c = 0; c < n; c++) S[c] += (double)(int32_t)(ai * bz[c] * sc[c]);
+            }
+        }
+        for (unsigned c = 0; c < n; c++) {
+            float cv = C[r * n + c];
+            if (rs[r] || cs[c] || !isfinite(cv)) {
+                float bcol[TC_MAX];
+                for (unsigned i = 0; i < k; i++) bcol[i] = B[i * n + c];
+                D[r * n + c] = p2n_tc_dot_f32(cv, a, bcol, k, emin);
+            } else {
+                D[r * n + c] = E[c] == INT_MIN ? 0.0f : tc_round((int64_t)S[c], E[c]);
+            }
+        }
+    }
 }
 
 /* double -> f16 bits, rounded once to nearest even */
@@ -290,6 +379,42 @@ static uint64_t compute(const p2n_mx *f, const mxv *A, const mxv *B, const bool 
     return (uint32_t)s;
 }
 
+/* The dense forms with an f32 result of f16, bf16 or tf32 inputs, the whole block at once (p2n_tc_gemm_f32;
+ * element by element: compute). false: not such a form. */
+static bool mma_f32_block(const p2n_mx *f, uint32_t *io[32], const mxv *TA, const mxv *TB, unsigned wa, unsigned wb,
+                          unsigned wc) {
+    unsigned M = f->m, N = f->n, K = f->k;
+    bool inputs = f->ta == MXE_F16 || f->ta == MXE_BF16 || f->ta == MXE_TF32;
+    if (f->sparse || !inputs || f->td != MXE_F32 || M > 32 || N > 32 || K > 32) return false;
+    static _Thread_local float A[32 * 32], B[32 * 32], C[32 * 32], D[32 * 32], Ablk[32 * 4];
+    for (unsigned i = 0; i < M * K; i++) A[i] = (float)TA[i].d;
+    for (unsigned i = 0; i < K * N; i++) B[i] = (float)TB[i].d;
+    memset(C, 0, M * N * sizeof *C);
+    unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc);
+    for (unsigned l = 0; l < 32; l++)
+        for (unsigned s = 0; io[l] && s < per; s++) {
+            unsigned r, col;
+            p2n_mx_elem(f, MXF_C, f->td, l, s, &r, &col);
+            C[r * N + col] = (float)fp_value(f->tc, raw_get(io[l] + wa + wb, s, cb));
+        }
+    int emin = p2n_mx_emin(f->ta);
+    if (f->wmma && f->ta == MXE_TF32) { /* wmma m16n16k8 .tf32 runs as two k = 4 steps, each rounded */
+        for (unsigned k0 = 0; k0 < K; k0 += 4) {
+            for (unsigned r = 0; r < M; r++) memcpy(Ablk + r * 4, A + r * K + k0, 4 * sizeof *A);
+            p2n_tc_gemm_f32(M, N, 4, Ablk, B + k0 * N, k0 ? D : C, D, emin);
+        }
+    } else {
+        p2n_tc_gemm_f32(M, N, K, A, B, C, D, emin);
+    }
+    for (unsigned l = 0; l < 32; l++)
+        for (unsigned s = 0; io[l] && s < per; s++) {
+            unsigned r, col;
+            p2n_mx_elem(f, MXF_C, f->td, l, s, &r, &col);
+            raw_put(io[l] + wa + wb + wc, s, 32, f_bits(D[r * N + col]));
+        }
+    return true;
+}
+
 static void mma(const p2n_mx *f, uint32_t *io[32]) {
     /* largest: A and B of mma.sp m16n8k128 .u4 (16 x 128, 128 x 8); per worker thread */
     static _Thread_local mxv TA[16 * 128], TB[128 * 8];
@@ -299,6 +424,7 @@ static void mma(const p2n_mx *f, uint32_t *io[32]) {
     if (f->sparse) gather_sparse(f, io, TA, TP);
     else gather(f, MXF_A, f->ta, 0, io, TA, f->k);
     gather(f, MXF_B, f->tb, wa, io, TB, f->n);
+    if (mma_f32_block(f, io, TA, TB, wa, wb, wc)) return;
     unsigned per = p2n_mx_per_lane(f, MXF_C, f->td), cb = p2n_mx_bits(f->tc), db = p2n_mx_bits(f->td);
     for (unsigned l = 0; l < 32; l++) {
         if (!io[l]) continue;
