@@ -43,7 +43,7 @@ static CUresult cpu_init(p2n_bk_device_info *d, char **err)
     d->total_mem = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize : (uint64_t)8 << 30;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     d->multiprocessor_count = ncpu > 0 ? (int)ncpu : 1;
-    d->clock_rate_khz = 2000000;
+    d->clock_rate_khz = P2N_CPU_CLOCK_KHZ;
     d->max_threads_per_block = 1024;
     d->max_shared_per_block = 48 * 1024;
     d->max_shared_per_block_optin = 163 * 1024;   /* as an sm_80 part: CUDA code sized for A100 launches */

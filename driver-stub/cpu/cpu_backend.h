@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* the clock rate the device reports (CU_DEVICE_ATTRIBUTE_CLOCK_RATE), which %clock / %clock64 count at */
+enum { P2N_CPU_CLOCK_KHZ = 2000000 };
+
 typedef struct cpu_module cpu_module;
 typedef struct cpu_kernel cpu_kernel;
 

@@ -4,6 +4,7 @@
 #include "support.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -53,7 +54,21 @@ static _Noreturn void cpu_rt_assertfail(p2n_thread_ctx *ctx, const char *message
 
 /* ---------------------------------------------- misc runtime ---------------------------------------------- */
 
-static uint64_t rt_clock64(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
+/* %clock / %clock64: the cycle counter of the one SM (%nsmid is 1) at the clock rate the device reports, where
+ * every read costs its reader CLOCK_READ_CYCLES. A block's threads run one after another here, so a kernel whose
+ * every thread waits N cycles in a loop on clock() (a delay) would take threads x N real cycles where a GPU takes
+ * about N; with the cost each thread takes at most N / CLOCK_READ_CYCLES reads (NVIDIA's graphMemoryFootprint:
+ * 16M threads of 5 us each per launch). The counter never runs slower than real time and never goes back, in a
+ * thread or across threads: one atomic counter. */
+enum { CLOCK_READ_CYCLES = 1024 };
+static _Atomic uint64_t sm_clock;
+static uint64_t rt_clock64(p2n_thread_ctx *ctx) {
+    (void)ctx;
+    uint64_t now = p2n_now_ns() * (P2N_CPU_CLOCK_KHZ / 1000000), old = atomic_load_explicit(&sm_clock, memory_order_relaxed), v;
+    do v = now > old + CLOCK_READ_CYCLES ? now : old + CLOCK_READ_CYCLES;
+    while (!atomic_compare_exchange_weak_explicit(&sm_clock, &old, v, memory_order_relaxed, memory_order_relaxed));
+    return v;
+}
 static uint64_t rt_globaltimer(p2n_thread_ctx *ctx) { (void)ctx; return p2n_now_ns(); }
 /* %nsmid is 1 in emitted code (one SM): %smid must stay below it whatever worker runs the block */
 static uint32_t rt_smid(p2n_thread_ctx *ctx) { (void)ctx; return 0; }
