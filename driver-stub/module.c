@@ -269,21 +269,30 @@ static void compile_ptx(const char *ptx, size_t len, const char *filename, const
     compile_inputs(&in, 1, 0, opt, o);
 }
 
+/* Native code `ptx2native-fatbin rewrite` recorded for the container c (native_lookup.c): 1 and o->image set,
+ * else 0 with the reason in why */
+static int load_native(const p2n_fb_container *c, const jit_opts *j, load_out *o, char *why, size_t why_len)
+{
+    if (j->popt.device_lacks) {   /* the recorded code was compiled for a device that lacks nothing */
+        snprintf(why, why_len, "fatbin container at %p: the device lacks features (P2N_LACKS_* 0x%x) that "
+                 "ahead-of-time code may use", (const void *)c->data, j->popt.device_lacks);
+        return 0;
+    }
+    if (!p2n_drv_native_code(c->data, c->size, p2n_drv.be->code_arch, &o->image, &o->size, why, why_len))
+        return 0;
+    /* PTX_VERSION as if the JIT had compiled it: the arch of the PTX entry this device would pick */
+    int above = 0, pidx = p2n_fb_select_ptx(c, (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor), &above);
+    if (pidx >= 0)
+        o->ptx_target = (int)c->entries[pidx].arch;
+    o->r = CUDA_SUCCESS;
+    return 1;
+}
+
 static void load_container(const p2n_fb_container *c, const jit_opts *j, load_out *o)
 {
-    /* native code `ptx2native-fatbin rewrite` recorded for this container (native_lookup.c) */
     char why[1024] = "";
-    if (j->popt.device_lacks)   /* the recorded code was compiled for a device that lacks nothing */
-        snprintf(why, sizeof why, "fatbin container at %p: the device lacks features (P2N_LACKS_* 0x%x) that "
-                 "ahead-of-time code may use", (const void *)c->data, j->popt.device_lacks);
-    else if (p2n_drv_native_code(c->data, c->size, p2n_drv.be->code_arch, &o->image, &o->size, why, sizeof why)) {
-        /* PTX_VERSION as if the JIT had compiled it: the arch of the PTX entry this device would pick */
-        int above = 0, pidx = p2n_fb_select_ptx(c, (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor), &above);
-        if (pidx >= 0)
-            o->ptx_target = (int)c->entries[pidx].arch;
-        o->r = CUDA_SUCCESS;
+    if (load_native(c, j, o, why, sizeof why))
         return;
-    }
     if (p2n_drv_verbose())
         fprintf(stderr, "ptx2native: no native code, JIT-compiling the PTX: %s\n", why);
     if (p2n_drv_require_native()) {
@@ -458,9 +467,16 @@ static void load_any(const void *image, size_t known_size, const char *filename,
         }
         unsigned max_arch = (unsigned)(p2n_drv.cc_major * 10 + p2n_drv.cc_minor);
         int above = 0;
-        if (magic == P2N_FB_WRAPPER_MAGIC && ver == 2 && p2n_fb_select_ptx(&c, max_arch, &above) < 0)
-            load_relocatable(image, j, o);
-        else
+        char why[1024] = "";
+        if (magic == P2N_FB_WRAPPER_MAGIC && ver == 2 && p2n_fb_select_ptx(&c, max_arch, &above) < 0) {
+            /* the device link: `rewrite` records the relocatable PTX compiled linked under nvlink's container */
+            if (!load_native(&c, j, o, why, sizeof why)) {
+                if (p2n_drv_verbose())
+                    fprintf(stderr, "ptx2native: no native code for the device link, JIT-compiling its relocatable "
+                            "PTX: %s\n", why);
+                load_relocatable(image, j, o);
+            }
+        } else
             load_container(&c, j, o);
         p2n_fb_container_free(&c);
         return;

@@ -137,6 +137,11 @@ int p2n_fb_select_ptx(const p2n_fb_container *c, unsigned max_arch, int *above);
  * device link with the other translation units' PTX, which the driver stub does when it loads the version-2
  * wrapper; on its own it is never loaded, so `rewrite` does not compile it and `verify` does not ask for it. */
 int p2n_fb_container_is_relocatable(const p2n_fb_container *c);
+/* The device-link container of an nvcc -rdc=true file: the one container (by content) that a version-2 wrapper
+ * points at, that is not relocatable and carries no PTX (nvlink's output), when the file also has relocatable
+ * containers with PTX. Its index, else -1. `rewrite` records the relocatable PTX compiled linked into one module
+ * under this container's key, which is what the driver stub is handed for the device link. */
+int p2n_fb_linked_container(const p2n_fb_file *f);
 /* What `rewrite --report` and `verify` say about such a container. */
 #define P2N_FB_RDC_NOTE "relocatable device code: compiled at run time (JIT)"
 
@@ -175,6 +180,13 @@ typedef struct p2n_fb_ptx_opts {
 } p2n_fb_ptx_opts;
 void p2n_fb_parse_ptx_options(const char *opts, size_t len, p2n_fb_ptx_opts *out);
 
+/* One PTX text of a device link (p2n_fb_compile_req.linked) */
+typedef struct p2n_fb_ptx_text {
+    const char *ptx;
+    size_t len;
+    const char *name;
+} p2n_fb_ptx_text;
+
 /* One compilation request handed to the compile callback. */
 typedef struct p2n_fb_compile_req {
     const char *ptx;          /* decompressed PTX, NUL-terminated */
@@ -184,6 +196,10 @@ typedef struct p2n_fb_compile_req {
     p2n_fb_ptx_opts opts;
     p2n_hash128 ptx_hash;
     unsigned container;       /* index of the (first) container with these bytes in the file */
+    /* a device link (nlinked > 0): the relocatable PTX texts compiled linked into one module, as the driver stub
+     * links them at load time; ptx / ptx_len are then the first text, ptx_hash that of all of them */
+    const p2n_fb_ptx_text *linked;
+    size_t nlinked;
 } p2n_fb_compile_req;
 
 /* Compile callback: returns P2N_FB_OK and a malloc'ed payload, or an error status (P2N_FB_UNSUPPORTED,
@@ -224,7 +240,8 @@ typedef struct p2n_fb_rewrite_result {
     size_t n_jobs;
     p2n_fb_job_result *jobs;    /* one per (distinct non-relocatable container with PTX, target) */
     size_t n_containers, n_with_ptx, n_skipped_no_ptx, n_compiled, n_failed;
-    size_t n_relocatable;       /* containers with PTX left to the run-time device link (not compiled) */
+    size_t n_relocatable;       /* containers with PTX of a device link (-rdc) */
+    size_t n_linked;            /* of those, compiled linked under the device-link container (the rest: JIT) */
 } p2n_fb_rewrite_result;
 void p2n_fb_rewrite_result_free(p2n_fb_rewrite_result *r);
 

@@ -26,6 +26,7 @@ enum {
 };
 #define CFLAG_LIVE 1u
 #define CFLAG_RELOCATABLE 2u
+#define CFLAG_DEVICE_LINK 4u /* the device-link container: its entries are the relocatable PTX compiled linked */
 #define EFLAG_PTX_ABOVE_MAX 1u
 
 /* ---- small growable byte buffer ---- */
@@ -209,6 +210,8 @@ typedef struct module {
     char *decode_err;
     size_t n_ok;              /* jobs that compiled: the module gets a container record only when > 0 */
     char name[600];
+    p2n_fb_ptx_text *linked;  /* a device link: the relocatable PTX texts (owned by the rewrite), else NULL */
+    size_t nlinked;
 } module;
 
 typedef struct job {
@@ -234,7 +237,7 @@ static void run_job(const p2n_fb_rewrite_opts *o, job *j) {
         return;
     }
     p2n_fb_compile_req rq = {(const char *)j->m->ptx, j->m->ptx_len, j->m->name, j->target, j->m->opts,
-                             j->m->ptx_hash, j->m->container};
+                             j->m->ptx_hash, j->m->container, j->m->linked, j->m->nlinked};
     j->status = o->compile(o->compile_ctx, &rq, &j->out, &j->out_len, &j->diag);
     if (j->status == P2N_FB_OK && !j->out && j->out_len) j->status = P2N_FB_INTERNAL;
 }
@@ -357,6 +360,92 @@ static int compose_elf(const uint8_t *orig, size_t L, const uint8_t *sec, size_t
     return P2N_FB_OK;
 }
 
+int p2n_fb_linked_container(const p2n_fb_file *f) {
+    int found = -1, reloc = 0;
+    p2n_hash128 fh = {0, 0};
+    for (size_t i = 0; i < f->n_containers; i++) {
+        const p2n_fb_container *c = &f->containers[i];
+        int has_ptx = p2n_fb_select_ptx(c, ~0u, NULL) >= 0;
+        if (p2n_fb_container_is_relocatable(c)) {
+            reloc |= has_ptx;
+            continue;
+        }
+        if (has_ptx || c->wrapper_version != 2) continue;
+        p2n_hash128 h = p2n_hash128_bytes(c->data, c->size, 0);
+        if (found >= 0 && cmp_hash(h, fh)) return -1; /* two device links: which PTX is whose is not known here */
+        if (found < 0) found = (int)i, fh = h;
+    }
+    return reloc ? found : -1;
+}
+
+static void free_linked(module *m) {
+    for (size_t k = 0; k < m->nlinked; k++) {
+        free((void *)m->linked[k].ptx);
+        free((void *)m->linked[k].name);
+    }
+    free(m->linked);
+    m->linked = NULL;
+    m->nlinked = 0;
+}
+
+/* The module of the device link (p2n_fb_linked_container): the relocatable containers' PTX (the one each would
+ * be compiled from alone, distinct containers once), compiled linked with the options the driver stub uses for
+ * a device link (its defaults), keyed by the link container. 0, or a status with err set. */
+static int add_linked_module(const p2n_fb_file *f, int lc, unsigned maxarch, module *m, char *err, size_t errlen) {
+    const p2n_fb_container *l = &f->containers[lc];
+    p2n_hash128 *seen = calloc(f->n_containers, sizeof *seen);
+    m->linked = calloc(f->n_containers, sizeof *m->linked);
+    if (!seen || !m->linked) {
+        free(seen);
+        fb_err(err, errlen, "%s: out of memory", f->path);
+        return P2N_FB_INTERNAL;
+    }
+    int rc = P2N_FB_OK;
+    buf hashes = {0};
+    for (size_t i = 0; i < f->n_containers && !rc; i++) {
+        const p2n_fb_container *c = &f->containers[i];
+        int sel = p2n_fb_select_ptx(c, maxarch, NULL);
+        if (!p2n_fb_container_is_relocatable(c) || sel < 0) continue;
+        p2n_hash128 h = p2n_hash128_bytes(c->data, c->size, 0);
+        int dup = 0;
+        for (size_t k = 0; k < m->nlinked && !dup; k++) dup = !cmp_hash(seen[k], h);
+        if (dup) continue;
+        char where[700], *name = malloc(64);
+        snprintf(where, sizeof where, "%s: section %s", f->path, c->section);
+        uint8_t *ptx = NULL;
+        size_t len = 0;
+        if (!name) rc = P2N_FB_INTERNAL;
+        else rc = p2n_fb_decode(&c->entries[sel], &ptx, &len, where, c->file_offset + c->entries[sel].offset, err,
+                                errlen);
+        if (rc) {
+            free(name);
+            break;
+        }
+        char arch[24];
+        p2n_fb_arch_name(&c->entries[sel], arch, sizeof arch);
+        snprintf(name, 64, "relocatable %zu:%s.ptx", m->nlinked, arch);
+        p2n_hash128 ph = p2n_hash128_bytes(ptx, len, 0);
+        buf_put(&hashes, &ph, sizeof ph);
+        seen[m->nlinked] = h;
+        m->linked[m->nlinked++] = (p2n_fb_ptx_text){(const char *)ptx, len, name};
+    }
+    free(seen);
+    if (!rc && hashes.oom) rc = P2N_FB_INTERNAL;
+    if (!rc) {
+        m->container = (unsigned)lc;
+        m->chash = p2n_hash128_bytes(l->data, l->size, 0);
+        m->ptx_entry = 0; /* the link container's first (SASS) entry: reports name its arch */
+        m->ptx = NULL;
+        m->ptx_len = m->linked[0].len;
+        m->ptx_hash = p2n_hash128_bytes(hashes.p, hashes.n, 0x6c696e6bull /* "link" */);
+        m->opts = (p2n_fb_ptx_opts){.opt_level = -1};
+        snprintf(m->name, sizeof m->name, "%s: device link (container %d, section %s): %zu relocatable PTX", f->path,
+                 lc, l->section, m->nlinked);
+    }
+    free(hashes.p);
+    return rc;
+}
+
 int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_fb_rewrite_result *r, char *err,
                        size_t errlen) {
     memset(r, 0, sizeof *r);
@@ -383,7 +472,7 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
         if (rc) return rc;
         orig = orig_owned;
     }
-    module *mods = calloc(f->n_containers ? f->n_containers : 1, sizeof *mods);
+    module *mods = calloc(f->n_containers + 1, sizeof *mods); /* + the device link */
     job *jobs = NULL;
     size_t nmods = 0, njobs = 0;
     buf sec = {0}, out = {0};
@@ -432,6 +521,16 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
         m->ptx_hash = p2n_hash128_bytes(m->ptx, m->ptx_len, 0);
         p2n_fb_parse_ptx_options(e->options, e->options_len, &m->opts);
         if (e->flags & P2N_FB_FLAG_DEBUG) m->opts.debug = 1;
+    }
+    int lc = p2n_fb_linked_container(f);
+    if (lc >= 0) {
+        rc = add_linked_module(f, lc, maxarch, &mods[nmods], err, errlen);
+        if (rc) {
+            nmods++; /* freed with the others */
+            goto fail;
+        }
+        r->n_linked = r->n_relocatable;
+        nmods++;
     }
     /* jobs: module x target */
     njobs = nmods * ntargets;
@@ -531,7 +630,8 @@ int p2n_native_rewrite(const p2n_fb_file *f, const p2n_fb_rewrite_opts *o, p2n_f
             wr32(cr + C_COUNT, (uint32_t)m->n_ok);
             wr32(cr + C_SECNAME, str_add(&st, c->section));
             wr32(cr + C_FLAGS, (c->wrapper_version ? CFLAG_LIVE : 0) |
-                                   (!strcmp(c->section, "__nv_relfatbin") ? CFLAG_RELOCATABLE : 0));
+                                   (!strcmp(c->section, "__nv_relfatbin") ? CFLAG_RELOCATABLE : 0) |
+                                   (m->nlinked ? CFLAG_DEVICE_LINK : 0));
             char ostr[128];
             opts_string(&m->opts, ostr, sizeof ostr);
             uint32_t oo = str_add(&st, ostr);
@@ -602,6 +702,7 @@ done:
     for (size_t i = 0; i < nmods; i++) {
         free(mods[i].ptx);
         free(mods[i].decode_err);
+        free_linked(&mods[i]);
     }
     free(mods);
     free(sec.p);
@@ -630,6 +731,7 @@ static void rep(buf *b, const char *fmt, ...) {
 /* A file without a section whose PTX is all relocatable (nvcc -rdc=true) is complete as it is: `rewrite` leaves
  * such files unchanged. Returns 1 (and the report) then, 0 when the file has other PTX or none at all. */
 static int verify_rdc_only(const p2n_fb_file *f, buf *rb) {
+    if (p2n_fb_linked_container(f) >= 0) return 0; /* `rewrite` compiles the device link */
     size_t n_reloc = 0;
     for (size_t i = 0; i < f->n_containers; i++) {
         if (p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) < 0) continue;
@@ -713,25 +815,39 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
             const uint8_t *er = s + eo + (uint64_t)(first + k) * EREC_SIZE;
             const char *target = strs + rd32(er + E_TARGET), *bid = strs + rd32(er + E_BUILDID);
             uint32_t pe = rd32(er + E_PTXENTRY);
-            if (pe >= c->n_entries || c->entries[pe].kind != P2N_FB_KIND_PTX) {
+            p2n_hash128 ph;
+            if (rd32(cr + C_FLAGS) & CFLAG_DEVICE_LINK) { /* the relocatable PTX as rewrite links it (default arch) */
+                module lm = {0};
+                char lerr[1024];
+                int lrc = add_linked_module(f, found, 90, &lm, lerr, sizeof lerr);
+                ph = lm.ptx_hash;
+                free_linked(&lm);
+                if (lrc) {
+                    rep(&rb, "%s", lerr);
+                    bad = 1;
+                    continue;
+                }
+            } else if (pe >= c->n_entries || c->entries[pe].kind != P2N_FB_KIND_PTX) {
                 rep(&rb, "%s: container %s (offset 0x%llx) target %s: PTX entry index %u is not a PTX entry", f->path,
                     hex, (unsigned long long)c->file_offset, target, pe);
                 bad = 1;
                 continue;
             }
-            uint8_t *ptx;
-            size_t plen;
-            char derr[1024];
-            char where[700];
-            snprintf(where, sizeof where, "%s: section %s", f->path, c->section);
-            if (p2n_fb_decode(&c->entries[pe], &ptx, &plen, where, c->file_offset + c->entries[pe].offset, derr,
-                              sizeof derr)) {
-                rep(&rb, "%s", derr);
-                bad = 1;
-                continue;
+            else {
+                uint8_t *ptx;
+                size_t plen;
+                char derr[1024];
+                char where[700];
+                snprintf(where, sizeof where, "%s: section %s", f->path, c->section);
+                if (p2n_fb_decode(&c->entries[pe], &ptx, &plen, where, c->file_offset + c->entries[pe].offset, derr,
+                                  sizeof derr)) {
+                    rep(&rb, "%s", derr);
+                    bad = 1;
+                    continue;
+                }
+                ph = p2n_hash128_bytes(ptx, plen, 0);
+                free(ptx);
             }
-            p2n_hash128 ph = p2n_hash128_bytes(ptx, plen, 0);
-            free(ptx);
             if (ph.lo != rd64(er + E_PTXHASH) || ph.hi != rd64(er + E_PTXHASH + 8)) {
                 rep(&rb, "%s: container %s target %s: PTX hash mismatch", f->path, hex, target);
                 bad = 1;
@@ -752,8 +868,18 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
         }
     }
     size_t uncovered = 0, n_reloc = 0;
+    int lc = p2n_fb_linked_container(f);
     for (size_t i = 0; i < f->n_containers; i++) {
         if (covered[i] || p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) < 0) continue;
+        if (p2n_fb_container_is_relocatable(&f->containers[i]) && lc >= 0 && covered[lc]) continue; /* linked */
+        if (p2n_fb_container_is_relocatable(&f->containers[i]) && lc >= 0) {
+            rep(&rb, "%s: section %s: offset 0x%llx: container %zu: relocatable, and the device link (container %d) "
+                     "has no native code", f->path, f->containers[i].section,
+                (unsigned long long)f->containers[i].file_offset, i, lc);
+            uncovered++;
+            bad = 1;
+            continue;
+        }
         if (p2n_fb_container_is_relocatable(&f->containers[i])) {
             rep(&rb, "%s: section %s: offset 0x%llx: container %zu: " P2N_FB_RDC_NOTE, f->path,
                 f->containers[i].section, (unsigned long long)f->containers[i].file_offset, i);

@@ -120,6 +120,7 @@ static void report_modules(run *r, const p2n_fb_file *f, const p2n_fb_rewrite_re
     for (size_t i = 0; i < f->n_containers; i++) {
         const p2n_fb_container *c = &f->containers[i];
         if (p2n_fb_select_ptx(c, ~0u, NULL) < 0 || !p2n_fb_container_is_relocatable(c)) continue;
+        if (rr->n_linked) continue; /* compiled as the device link's module */
         fprintf(o, "%s\n    {\"container\": %zu, \"section\": ", first ? "" : ",", i);
         jstr(o, c->section);
         fprintf(o, ", \"reason\": \"" P2N_FB_RDC_NOTE "\"}");
@@ -153,7 +154,7 @@ static void rewrite_one(run *r, const input *in, const char *dest) {
             if (p2n_fb_container_is_relocatable(&f.containers[i])) n_reloc++;
             else with_ptx++;
         }
-        if (!with_ptx) {
+        if (!with_ptx && !(n_reloc && p2n_fb_linked_container(&f) >= 0)) { /* else: the device link is compiled */
             status = "skipped";
             reason = n_reloc ? "relocatable device code only (nvcc -rdc=true): " P2N_FB_RDC_NOTE
                    : f.n_containers ? "SASS-only: no container carries PTX" : "no fatbin container";
@@ -204,8 +205,9 @@ static void rewrite_one(run *r, const input *in, const char *dest) {
                 reason = err;
             } else if (g_verbose) {
                 printf("%s: wrote %s (%zu modules x %d targets, %zu SASS-only containers skipped, %zu relocatable "
-                       "left to run time)\n", path, dest, rr.n_jobs / (size_t)(r->nt ? r->nt : 1), r->nt,
-                       rr.n_skipped_no_ptx, rr.n_relocatable);
+                       "compiled as one device link, %zu left to run time)\n", path, dest,
+                       rr.n_jobs / (size_t)(r->nt ? r->nt : 1), r->nt, rr.n_skipped_no_ptx, rr.n_linked,
+                       rr.n_relocatable - rr.n_linked);
             }
         }
     }

@@ -144,7 +144,19 @@ static int compile_now(const p2n_fb_compile_req *rq, uint8_t **out, size_t *out_
     po.no_fmad = rq->opts.no_fmad;
     p2n_result res;
     memset(&res, 0, sizeof res);
-    p2n_status st = p2n_compile(rq->ptx, rq->ptx_len, rq->name, &po, &res);
+    p2n_status st;
+    if (rq->nlinked) { /* a device link: the relocatable PTX compiled linked, as the driver stub does */
+        /* and, as the stub does, a kernel of it that the target cannot run becomes one that fails at launch
+         * naming the instruction (a warning here): libcudadevrt, in every such link, has kernels of that kind */
+        po.defer_unsupported = 1;
+        p2n_input *in = calloc(rq->nlinked, sizeof *in);
+        if (!in) return P2N_FB_INTERNAL;
+        for (size_t i = 0; i < rq->nlinked; i++) in[i] = (p2n_input){rq->linked[i].ptx, rq->linked[i].len, rq->linked[i].name};
+        st = p2n_compile_linked(in, (unsigned)rq->nlinked, &po, &res);
+        free(in);
+    } else {
+        st = p2n_compile(rq->ptx, rq->ptx_len, rq->name, &po, &res);
+    }
     int rc = st == P2N_OK ? P2N_FB_OK : st == P2N_UNSUPPORTED ? P2N_FB_UNSUPPORTED
            : st == P2N_BAD_INPUT ? P2N_FB_BAD_INPUT : P2N_FB_INTERNAL;
     if (res.diagnostics && res.diagnostics[0]) {

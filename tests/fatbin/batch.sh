@@ -9,7 +9,7 @@
 #   json_escape  file names with quotes, backslashes, newlines, UTF-8, control and invalid bytes
 #   dedup        identical modules in several files, and identical containers in one file, are compiled once
 #                and reported with same_as
-#   rdc          nvcc -rdc=true programs: relocatable containers are left to the run-time link, and said so
+#   rdc          nvcc -rdc=true programs: the relocatable PTX is compiled linked, under the device-link container
 # No timing is asserted anywhere (progress is checked with a zero interval).
 set -u
 TOOL=$1 C=$2 W=$3 CASE=$4
@@ -77,10 +77,10 @@ tree)
     fail "absolute link into the tree does not point into the output tree: $(readlink out/lib/abs.so)"
   [ "$(readlink out/etc/outside.txt)" = /etc/hostname ] || fail "link out of the tree not kept as it is"
   [ "$(readlink out/linkdir)" = lib ] || fail "directory link not recreated"
-  cmp in/share/doc/README out/share/doc/README && cmp in/sub/libarchive.a out/sub/libarchive.a &&
-    cmp in/bin/rdc out/bin/rdc || fail "files without (compilable) fatbins not copied unchanged"
-  "$TOOL" verify out/bin/app out/lib/libshared.so.1 >/dev/null || fail "rewritten files do not verify"
-  [ "$(jq '.copied' r.json)" = 3 ] && [ "$(jq '.links' r.json)" = 4 ] && [ "$(jq '.compiled' r.json)" = 2 ] ||
+  cmp in/share/doc/README out/share/doc/README && cmp in/sub/libarchive.a out/sub/libarchive.a ||
+    fail "files without (compilable) fatbins not copied unchanged"
+  "$TOOL" verify out/bin/app out/lib/libshared.so.1 out/bin/rdc >/dev/null || fail "rewritten files do not verify"
+  [ "$(jq '.copied' r.json)" = 2 ] && [ "$(jq '.links' r.json)" = 4 ] && [ "$(jq '.compiled' r.json)" = 3 ] ||
     fail "counts: $(jq -c '{compiled, copied, links}' r.json)"
   rw in -o out -q || fail "rewriting into an existing output tree"
   diff <(shape in) <(shape out) || fail "second run changed the shape"
@@ -171,23 +171,25 @@ rdc)
   need rdc.exe mixed_rdc.exe
   rc=0; rw "$C/rdc.exe" -o out.exe --report=r.json >/dev/null 2>&1 || rc=$?
   [ $rc = 0 ] || fail "rewrite of an -rdc program: rc $rc"
-  [ "$(jq -r '.files[0].status' r.json)" = skipped ] || fail "status $(jq -r '.files[0].status' r.json)"
-  jq -e '.files[0].reason | test("relocatable device code: compiled at run time \\(JIT\\)")' r.json >/dev/null ||
-    fail "reason does not say it plainly: $(jq -r '.files[0].reason' r.json)"
-  [ "$(jq '.files[0].jit_at_run_time | length' r.json)" = 2 ] || fail "want 2 relocatable containers listed"
-  "$TOOL" verify "$C/rdc.exe" >v.txt || fail "verify of an -rdc program: rc $?"
-  [ "$(grep -c 'relocatable device code: compiled at run time (JIT)' v.txt)" = 2 ] || { cat v.txt; fail "verify note"; }
-  # a program with both: relocatable TUs (left to run time) and a whole-program TU (precompiled)
+  # the relocatable PTX compiled linked, recorded under the device-link container: one module, nothing left to JIT
+  [ "$(jq -r '.files[0].status' r.json)" = compiled ] || fail "status $(jq -r '.files[0].status' r.json)"
+  [ "$(jq '.files[0].modules | length' r.json)" = 1 ] && [ "$(jq '.files[0].relocatable' r.json)" = 2 ] ||
+    fail "want one module (the device link): $(jq -c '.files[0] | {modules, relocatable}' r.json)"
+  [ "$(jq '.files[0].jit_at_run_time | length' r.json)" = 0 ] || fail "relocatable containers still listed as JIT"
+  "$TOOL" verify out.exe >v.txt || { cat v.txt; fail "verify of the rewritten -rdc program: rc $?"; }
+  grep -q '1 native entries checked.*0 containers with PTX not covered, 0 relocatable' v.txt || { cat v.txt; fail "verify"; }
+  # the original is not complete as it is any more: its device link could be precompiled
+  "$TOOL" verify "$C/rdc.exe" >v0.txt 2>&1 && { cat v0.txt; fail "verify of the original -rdc program passed"; }
+  # a program with both: relocatable TUs (one device link) and a whole-program TU, each precompiled
   rc=0; rw "$C/mixed_rdc.exe" -o mixed.exe --report=r2.json || rc=$?
   [ $rc = 0 ] || fail "rewrite of the mixed program: rc $rc"
   [ "$(jq -r '.files[0].status' r2.json)" = compiled ] && [ "$(jq '.files[0].relocatable' r2.json)" = 2 ] &&
-    [ "$(jq '.files[0].modules | length' r2.json)" = 1 ] || fail "mixed: $(jq -c '.files[0] | {status, relocatable}' r2.json)"
+    [ "$(jq '.files[0].modules | length' r2.json)" = 2 ] || fail "mixed: $(jq -c '.files[0] | {status, relocatable}' r2.json)"
   "$TOOL" verify mixed.exe >v2.txt || { cat v2.txt; fail "verify of the mixed program"; }
   cat v2.txt
-  [ "$(grep -c 'relocatable device code: compiled at run time (JIT)' v2.txt)" = 2 ] &&
-    grep -q '1 native entries checked.*0 containers with PTX not covered, 2 relocatable' v2.txt || fail "mixed verify"
+  grep -q '2 native entries checked.*0 containers with PTX not covered, 0 relocatable' v2.txt || fail "mixed verify"
   chmod +x mixed.exe && ./mixed.exe >/dev/null || fail "the rewritten mixed program does not run"
-  echo "rdc: 9 checks ok"
+  echo "rdc: 12 checks ok"
   ;;
 *) fail "unknown case $CASE" ;;
 esac
