@@ -121,6 +121,8 @@ enum { P2N_MX_LDMATRIX = 1, P2N_MX_STMATRIX = 2, P2N_MX_MMA_F16_F32_M16N8K16 = 3
 #define P2N_MX_NUM(op) (((op) >> 8) & 0xfu)   /* ldmatrix/stmatrix: number of matrices (1, 2, 4) */
 #define P2N_MX_TRANS 0x1000u                   /* ldmatrix/stmatrix .trans */
 #define P2N_MX_COLMAJOR 0x2000u                /* wmma.load/store .col */
+#define P2N_MX_SHARED 0x4000u                  /* ldmatrix/stmatrix .shared: the rows are shared memory (a hint: the
+                                                * address is generic either way; the CPU runtime ignores it) */
 #define P2N_MX_FRAG_A 0x0000u                  /* wmma.load: fragment (bits 16..17) */
 #define P2N_MX_FRAG_B 0x10000u
 #define P2N_MX_FRAG_C 0x20000u

@@ -133,12 +133,20 @@ static void wmma_ldst(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef 
         for (unsigned w = 0; w < 8; w++) LLVMBuildStore(BLD, w < 4 ? packed[w] : c32(E, 0), io_at(E, io, 3 + w));
 }
 
-/* the row address that lane `src` put in its io block, as a generic pointer plus `off` bytes */
-static LLVMValueRef row_ptr(emit_ctx *E, const lane_ops *L, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef src, LLVMValueRef off) {
+/* the row address that lane `src` put in its io block, as a generic pointer plus `off` bytes; `shared`
+ * (ldmatrix/stmatrix .shared, a target with one shared window): as an offset from the window's base, so that
+ * address-space inference, which the shuffled integer defeats, sees a shared-memory access again (AMDGPU: ds_*
+ * instead of flat_* through the shared aperture) */
+static LLVMValueRef row_ptr(emit_ctx *E, const lane_ops *L, LLVMValueRef lo, LLVMValueRef hi, LLVMValueRef src,
+                            LLVMValueRef off, bool shared) {
     LLVMValueRef l = LLVMBuildZExt(BLD, L->read_lane(E, lo, src), E->i64, "");
     LLVMValueRef h = LLVMBuildZExt(BLD, L->read_lane(E, hi, src), E->i64, "");
     LLVMValueRef addr = LLVMBuildOr(BLD, l, LLVMBuildShl(BLD, h, c64(E, 32), ""), "");
     addr = LLVMBuildAdd(BLD, addr, LLVMBuildZExt(BLD, off, E->i64, ""), "");
+    if (shared && E->t->smem_in_ctx) {
+        LLVMValueRef base = smem_base(E);
+        return gep8(E, base, LLVMBuildSub(BLD, addr, LLVMBuildPtrToInt(BLD, base, E->i64, ""), ""));
+    }
     return LLVMBuildIntToPtr(BLD, addr, E->ptr, "");
 }
 
@@ -147,7 +155,7 @@ static LLVMValueRef row_ptr(emit_ctx *E, const lane_ops *L, LLVMValueRef lo, LLV
  * c = l/4. So each lane fetches the row addresses it needs by shuffles and moves its own 32 bits: one 4-byte
  * access without .trans (rows are 16-byte aligned), two 2-byte accesses with it. */
 static void ldst_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRef io) {
-    bool ld = (op & 0xffu) == P2N_MX_LDMATRIX, trans = op & P2N_MX_TRANS;
+    bool ld = (op & 0xffu) == P2N_MX_LDMATRIX, trans = op & P2N_MX_TRANS, shared = op & P2N_MX_SHARED;
     unsigned n = P2N_MX_NUM(op);
     LLVMValueRef a64 = LLVMBuildLoad2(BLD, E->i64, io, "");
     LLVMSetAlignment(a64, 8);
@@ -157,7 +165,8 @@ static void ldst_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRe
     for (unsigned i = 0; i < n; i++) {
         LLVMValueRef reg = io_at(E, io, 2 + i);
         if (!trans) {
-            LLVMValueRef p = row_ptr(E, L, lo, hi, LLVMBuildAdd(BLD, g, c32(E, 8 * i), ""), LLVMBuildShl(BLD, t, c32(E, 2), ""));
+            LLVMValueRef p = row_ptr(E, L, lo, hi, LLVMBuildAdd(BLD, g, c32(E, 8 * i), ""), LLVMBuildShl(BLD, t, c32(E, 2), ""),
+                                     shared);
             if (ld) {
                 LLVMValueRef v = LLVMBuildLoad2(BLD, E->i32, p, "");
                 LLVMSetAlignment(v, 4);
@@ -170,7 +179,7 @@ static void ldst_matrix(emit_ctx *E, const lane_ops *L, unsigned op, LLVMValueRe
         LLVMValueRef half[2], word = ld ? NULL : LLVMBuildLoad2(BLD, E->i32, reg, "");
         for (unsigned h = 0; h < 2; h++) {
             LLVMValueRef r = LLVMBuildAdd(BLD, LLVMBuildShl(BLD, t, c32(E, 1), ""), c32(E, 8 * i + h), "");
-            LLVMValueRef p = row_ptr(E, L, lo, hi, r, LLVMBuildShl(BLD, g, c32(E, 1), ""));
+            LLVMValueRef p = row_ptr(E, L, lo, hi, r, LLVMBuildShl(BLD, g, c32(E, 1), ""), shared);
             if (ld) {
                 LLVMValueRef v = LLVMBuildLoad2(BLD, E->i16, p, "");
                 LLVMSetAlignment(v, 2);

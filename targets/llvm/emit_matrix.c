@@ -73,7 +73,8 @@ static bool emit_matrix_fixed(emit_ctx *E, const ir_ins *ins) {
         LLVMValueRef io = io_block(E, 2 + n);
         io_put_addr(E, io, p);
         if (!ld) io_put_vec(E, io, 2, regs, n);
-        call_mx(E, (ld ? P2N_MX_LDMATRIX : P2N_MX_STMATRIX) | n << 8 | (ir_ins_has(ins, IR_M_TRANS) ? P2N_MX_TRANS : 0), io);
+        call_mx(E, (ld ? P2N_MX_LDMATRIX : P2N_MX_STMATRIX) | n << 8 | (ir_ins_has(ins, IR_M_TRANS) ? P2N_MX_TRANS : 0) |
+                       (sp == IR_S_SHARED ? P2N_MX_SHARED : 0), io);
         if (ld) io_get_vec(E, io, 2, regs, n);
         return true;
     }
