@@ -51,4 +51,6 @@ void amdgpu_forward_kernarg_copies(LLVMModuleRef M);
  * anything. */
 LLVMErrorRef amdgpu_return_values_in_registers(LLVMModuleRef M, LLVMTargetMachineRef TM);
 
+/* volatile loads/stores of shared memory through their LDS pointer (amdgpu_volatile_lds.c), after the optimiser */
+bool amdgpu_volatile_lds_pass(struct llvm_pass_ctx *X);
 #endif
