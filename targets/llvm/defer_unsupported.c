@@ -172,7 +172,8 @@ static LLVMValueRef replace_fn(emit_ctx *E, uint32_t fi) {
     LLVMDeleteFunction(old);
     LLVMSetValueName2(nf, name, n);
     free(name);
-    E->fn[fi] = nf;
+    for (uint32_t j = 0; j < E->m->nfuncs; j++) /* fi itself, and any `.alias` name of it (emit_module.c) */
+        if (E->fn[j] == old) E->fn[j] = nf;
     LLVMPositionBuilderAtEnd(E->B, LLVMAppendBasicBlockInContext(E->C, nf, "unsupported"));
     return nf;
 }

@@ -447,10 +447,23 @@ static bool emit_runtime_stub(emit_ctx *E, uint32_t fi) {
     return true;
 }
 
+/* `.alias a, b` (PTX 6.3): the function a bodiless alias names, after at most a few links of aliases to
+ * aliases; fi itself when it is none */
+static uint32_t alias_target(const ir_module *m, uint32_t fi) {
+    for (int hop = 0; hop < 8 && !m->funcs[fi].has_body; hop++) {
+        uint32_t next = fi;
+        for (uint32_t k = 0; k < m->naliases; k++)
+            if (m->aliases[k].alias == fi) next = m->aliases[k].aliasee;
+        if (next == fi) break;
+        fi = next;
+    }
+    return fi;
+}
+
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi);
 bool emit_is_runtime_func(emit_ctx *E, uint32_t fi) {
     const ir_func *f = &E->m->funcs[fi];
-    if (f->has_body) return true;
+    if (f->has_body || E->m->funcs[alias_target(E->m, fi)].has_body) return true;
     const char *name = ir_str(E->m, f->name);
     return ir_is_runtime_extern(name) || (E->t->device_runtime && devrt_id(name));
 }
@@ -883,6 +896,14 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
             unsigned noinline = LLVMGetEnumAttributeKindForName("noinline", 8);
             LLVMAddAttributeAtIndex(E->fn[fi], LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(E->C, noinline, 0));
         }
+    }
+    /* a bodiless `.alias` name is its target: calls and addresses of it reach the target's function (PTX requires
+     * the two prototypes to be the same) */
+    for (uint32_t fi = 0; fi < m->nfuncs; fi++) {
+        uint32_t to = alias_target(m, fi);
+        if (to == fi || !m->funcs[to].has_body) continue;
+        LLVMDeleteFunction(E->fn[fi]);
+        E->fn[fi] = E->fn[to];
     }
     /* globals */
     for (uint32_t v = 0; v < m->nvars; v++) {
