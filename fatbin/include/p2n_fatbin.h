@@ -197,7 +197,7 @@ typedef struct p2n_fb_compile_req {
     p2n_hash128 ptx_hash;
     unsigned container;       /* index of the (first) container with these bytes in the file */
     /* a device link (nlinked > 0): the relocatable PTX texts compiled linked into one module, as the driver stub
-     * links them at load time; ptx / ptx_len are then the first text, ptx_hash that of all of them */
+     * links them at load time; ptx is then NULL and ptx_len 0, ptx_hash that of all of them */
     const p2n_fb_ptx_text *linked;
     size_t nlinked;
 } p2n_fb_compile_req;

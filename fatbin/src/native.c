@@ -435,8 +435,8 @@ static int add_linked_module(const p2n_fb_file *f, int lc, unsigned maxarch, mod
         m->container = (unsigned)lc;
         m->chash = p2n_hash128_bytes(l->data, l->size, 0);
         m->ptx_entry = 0; /* the link container's first (SASS) entry: reports name its arch */
-        m->ptx = NULL;
-        m->ptx_len = m->linked[0].len;
+        m->ptx = NULL; /* the texts are in m->linked */
+        m->ptx_len = 0;
         m->ptx_hash = p2n_hash128_bytes(hashes.p, hashes.n, 0x6c696e6bull /* "link" */);
         m->opts = (p2n_fb_ptx_opts){.opt_level = -1};
         snprintf(m->name, sizeof m->name, "%s: device link (container %d, section %s): %zu relocatable PTX", f->path,
@@ -811,29 +811,32 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
         }
         const p2n_fb_container *c = &f->containers[found];
         uint32_t first = rd32(cr + C_FIRST), cnt = rd32(cr + C_COUNT);
+        bool link = rd32(cr + C_FLAGS) & CFLAG_DEVICE_LINK;
+        p2n_hash128 link_hash = {0, 0}; /* the relocatable PTX as rewrite links it (default arch), once per record */
+        if (link) {
+            module lm = {0};
+            char lerr[1024];
+            int lrc = add_linked_module(f, found, 90, &lm, lerr, sizeof lerr);
+            link_hash = lm.ptx_hash;
+            free_linked(&lm);
+            if (lrc) {
+                rep(&rb, "%s", lerr);
+                bad = 1;
+                continue;
+            }
+        }
         for (uint32_t k = 0; k < cnt; k++) {
             const uint8_t *er = s + eo + (uint64_t)(first + k) * EREC_SIZE;
             const char *target = strs + rd32(er + E_TARGET), *bid = strs + rd32(er + E_BUILDID);
             uint32_t pe = rd32(er + E_PTXENTRY);
-            p2n_hash128 ph;
-            if (rd32(cr + C_FLAGS) & CFLAG_DEVICE_LINK) { /* the relocatable PTX as rewrite links it (default arch) */
-                module lm = {0};
-                char lerr[1024];
-                int lrc = add_linked_module(f, found, 90, &lm, lerr, sizeof lerr);
-                ph = lm.ptx_hash;
-                free_linked(&lm);
-                if (lrc) {
-                    rep(&rb, "%s", lerr);
-                    bad = 1;
-                    continue;
-                }
-            } else if (pe >= c->n_entries || c->entries[pe].kind != P2N_FB_KIND_PTX) {
+            p2n_hash128 ph = link_hash;
+            if (!link && (pe >= c->n_entries || c->entries[pe].kind != P2N_FB_KIND_PTX)) {
                 rep(&rb, "%s: container %s (offset 0x%llx) target %s: PTX entry index %u is not a PTX entry", f->path,
                     hex, (unsigned long long)c->file_offset, target, pe);
                 bad = 1;
                 continue;
             }
-            else {
+            if (!link) {
                 uint8_t *ptx;
                 size_t plen;
                 char derr[1024];
@@ -871,8 +874,8 @@ int p2n_native_verify(const p2n_fb_file *f, const char *expect_build_id, char **
     int lc = p2n_fb_linked_container(f);
     for (size_t i = 0; i < f->n_containers; i++) {
         if (covered[i] || p2n_fb_select_ptx(&f->containers[i], ~0u, NULL) < 0) continue;
-        if (p2n_fb_container_is_relocatable(&f->containers[i]) && lc >= 0 && covered[lc]) continue; /* linked */
         if (p2n_fb_container_is_relocatable(&f->containers[i]) && lc >= 0) {
+            if (covered[lc]) continue; /* compiled linked, under the device-link container */
             rep(&rb, "%s: section %s: offset 0x%llx: container %zu: relocatable, and the device link (container %d) "
                      "has no native code", f->path, f->containers[i].section,
                 (unsigned long long)f->containers[i].file_offset, i, lc);
