@@ -119,6 +119,18 @@ static inline int tc_exp_c(float c) {
     return (ec < -125 ? -125 : ec) + 1;
 }
 
+/* An input's share of E: its exponent (emin at least), or TC_NONE for a zero; *special: infinite or NaN */
+enum { TC_NONE = -(1 << 20), TC_MAX = 32 };
+static inline int tc_exp_in(float x, int emin, bool *special) {
+    if (!isfinite(x)) {
+        *special = true;
+        return TC_NONE;
+    }
+    if (x == 0) return TC_NONE;
+    int e = exp_of(x);
+    return e < emin ? emin : e;
+}
+
 float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int emin) {
     bool nan = isnan(c), pinf = c == INFINITY, ninf = c == -INFINITY;
     int E = INT_MIN;
@@ -127,11 +139,9 @@ float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int em
         nan |= isnan(p);
         pinf |= p == INFINITY;
         ninf |= p == -INFINITY;
-        if (a[k] != 0 && b[k] != 0 && isfinite(a[k]) && isfinite(b[k])) {
-            int ea = exp_of(a[k]), eb = exp_of(b[k]);
-            int e = (ea < emin ? emin : ea) + (eb < emin ? emin : eb);
-            E = e > E ? e : E;
-        }
+        bool special = false; /* the infinities and NaNs are counted above */
+        int ea = tc_exp_in(a[k], emin, &special), eb = tc_exp_in(b[k], emin, &special);
+        if (ea != TC_NONE && eb != TC_NONE) E = ea + eb > E ? ea + eb : E; /* both nonzero and finite */
     }
     if (nan || (pinf && ninf)) return bits_f(0x7fffffffu);
     if (pinf || ninf) return pinf ? INFINITY : -INFINITY;
@@ -145,18 +155,6 @@ float p2n_tc_dot_f32(float c, const float *a, const float *b, unsigned n, int em
     int64_t S = (int64_t)((double)c * scale);
     for (unsigned k = 0; k < n; k++) S += (int64_t)((double)a[k] * (double)b[k] * scale);
     return tc_round(S, E);
-}
-
-/* An input's share of E: its exponent (emin at least), or TC_NONE for a zero; *special: infinite or NaN */
-enum { TC_NONE = -(1 << 20), TC_MAX = 32 };
-static inline int tc_exp_in(float x, int emin, bool *special) {
-    if (!isfinite(x)) {
-        *special = true;
-        return TC_NONE;
-    }
-    if (x == 0) return TC_NONE;
-    int e = exp_of(x);
-    return e < emin ? emin : e;
 }
 
 /* D = C + A B, A m x k, B k x n, C and D m x n (row major; m, n, k at most 32), each element exactly as
