@@ -37,6 +37,14 @@
  * A return with ctx->suspend == 0 means the thread finished. Threads are then plain records resumed by one
  * scheduler loop on one stack per block instead of fibers with a stack each (bench/cpu/RESULTS.md).
  *
+ * Work-item loops (version 4 objects, flag P2N_KERNEL_WORK_ITEM_LOOPS with P2N_KERNEL_THREAD_LOOP): a kernel whose
+ * threads wait for each other only at block barriers (bar.sync 0 / barrier.sync 0 in its own body,
+ * targets/host/work_item_loops.c) may have a `block_entry` too: it runs the code between two barriers as loops over
+ * the block's threads, keeping values live across a barrier in per-thread arrays it gets from rt->coro_frame
+ * (called once, with thread 0's ctx: the runtime's frames of all threads in a row). It calls no barrier, yield or
+ * exit function either, and writes each thread's tid/laneid/warpid into ctx before running it. Its coroutine entry
+ * stays (the runtime may choose either).
+ *
  * Address spaces on the CPU: global and generic addresses are host pointers. Shared-window addresses
  * (`.shared` state space, 32-bit or 64-bit) are byte offsets into the block's shared memory `ctx->smem`;
  * cvta.shared adds ctx->smem, cvta.to.shared subtracts it. Local-window addresses are host pointers into
@@ -192,7 +200,9 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
        P2N_KERNEL_CLUSTER_DIMS = 32u /* .reqnctapercluster: every launch is a cluster launch */,
        P2N_KERNEL_LAUNCH_FLAGS = 64u /* some code of the module reads ctx launch_flags (AMDGPU: the kernels take
                                       * them as a hidden trailing kernel argument, targets/amdgpu/amdgpu_lower.c) */,
-       P2N_KERNEL_CORO = 128u /* coro_entry is set (version 4) */ };
+       P2N_KERNEL_CORO = 128u /* coro_entry is set (version 4) */,
+       P2N_KERNEL_WORK_ITEM_LOOPS = 256u /* with THREAD_LOOP: block_entry runs work-item loops between barriers
+                                           * (see above; a runtime that does not know the flag runs it the same) */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 /* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,

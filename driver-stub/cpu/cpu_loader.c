@@ -226,11 +226,15 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
     m->fd = fd;
     m->desc = d;
     m->nkernels = d->nkernels;
+    /* P2N_CPU_WORK_ITEM_LOOPS=0: kernels with barriers run their coroutine entries instead (comparisons, bench) */
+    const char *wi_env = getenv("P2N_CPU_WORK_ITEM_LOOPS");
+    bool wi_off = wi_env && wi_env[0] == '0';
     for (uint32_t i = 0; i < d->nkernels; i++) {
         m->kernels[i].module = m;
         m->kernels[i].desc = kdesc(d, i);
         /* the flag and the entry must agree: an object claiming one without the other gets fibers */
-        if (d->abi_version >= 2 && (m->kernels[i].desc->flags & P2N_KERNEL_THREAD_LOOP))
+        if (d->abi_version >= 2 && (m->kernels[i].desc->flags & P2N_KERNEL_THREAD_LOOP) &&
+            !(wi_off && (m->kernels[i].desc->flags & P2N_KERNEL_WORK_ITEM_LOOPS)))
             m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
         if (d->abi_version >= 4 && (m->kernels[i].desc->flags & P2N_KERNEL_CORO))
             m->kernels[i].coro_entry = m->kernels[i].desc->coro_entry;
@@ -286,7 +290,10 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
     info->static_shared_bytes = k->own_smem_valid ? d->own_smem_bytes : d->static_smem_bytes;
     info->local_bytes = d->local_bytes;
     bool waits = d->flags & (P2N_KERNEL_USES_BARRIERS | P2N_KERNEL_USES_WARP_OPS | P2N_KERNEL_MAY_SPIN);
-    info->execution = k->block_entry ? "a loop over each block's threads (no thread waits for another)"
+    info->execution = k->block_entry && (d->flags & P2N_KERNEL_WORK_ITEM_LOOPS)
+                          ? "work-item loops: the code between two barriers as a loop over the block's threads "
+                            "(P2N_CPU_WORK_ITEM_LOOPS=0: coroutines)"
+                      : k->block_entry ? "a loop over each block's threads (no thread waits for another)"
                       : k->coro_entry ? "coroutines, one stack per block (P2N_CPU_CORO=0: fibers)"
                       : waits ? "fibers, a stack per thread (a wait lies in a called function, or the kernel uses "
                                 "activemask or isspacep.local: targets/host/host_coro.c)"

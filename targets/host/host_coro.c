@@ -36,88 +36,17 @@
 #include "codegen.h"
 #include "emit.h"
 #include "host_coro.h"
+#include "host_rt_calls.h"
 
 enum { RT_CORO_FRAME = P2N_RT_SLOT(coro_frame), RT_CORO_RESULT = P2N_RT_SLOT(coro_result) };
-
-static bool slot_waits(unsigned slot) {
-    switch (slot) {
-    case RT_BARRIER: case RT_BARRIER_RED: case RT_SHFL: case RT_VOTE: case RT_MATCH_ANY: case RT_MATCH_ALL:
-    case RT_REDUX: case RT_WARP_SYNC: case RT_ELECT: case RT_YIELD: case RT_WARP_MATRIX:
-        return true;
-    default:
-        return false;
-    }
-}
 
 /* the argument where a waiting call's second result goes (rt->coro_result's res2), -1: none */
 static int slot_res2_arg(unsigned slot) {
     return slot == RT_SHFL ? 6 : slot == RT_MATCH_ALL ? 3 : slot == RT_ELECT ? 2 : -1;
 }
 
-/* g = getelementptr i8, base, C: C (and *base), else -1 */
-static int64_t byte_gep(LLVMValueRef g, LLVMValueRef *base) {
-    if (!g || !LLVMIsAGetElementPtrInst(g) || LLVMGetNumOperands(g) != 2) return -1;
-    LLVMValueRef c = LLVMGetOperand(g, 1);
-    LLVMTypeRef t = LLVMGetGEPSourceElementType(g);
-    if (!LLVMIsAConstantInt(c) || LLVMGetTypeKind(t) != LLVMIntegerTypeKind || LLVMGetIntTypeWidth(t) != 8) return -1;
-    *base = LLVMGetOperand(g, 0);
-    return LLVMConstIntGetSExtValue(c);
-}
-
-/* The runtime slot a call goes to, -1 for any other instruction. Before optimisation every runtime call has the
- * shape emit_ops.c rt_fn gives it: call (load (gep i8 (load (gep i8 ctx, CTX_RT)), 8 + 8 * slot)). */
-static int rt_slot(LLVMValueRef I) {
-    if (!LLVMIsACallInst(I)) return -1;
-    LLVMValueRef fn = LLVMGetCalledValue(I), table, ctx;
-    if (!LLVMIsALoadInst(fn)) return -1;
-    int64_t off = byte_gep(LLVMGetOperand(fn, 0), &table);
-    if (off < 8 || off % 8 || !LLVMIsALoadInst(table) || byte_gep(LLVMGetOperand(table, 0), &ctx) != CTX_RT) return -1;
-    return (int)((off - 8) / 8);
-}
-
-/* ------------------------------------------------------------------------------------------------ analysis */
-
-typedef struct seen {
-    LLVMValueRef *fn;
-    unsigned char *clean;
-    size_t n, cap;
-} seen;
-
-/* Whether calling fn can neither wait nor leave the thread: no waiting/activemask/is_local/exit runtime call,
- * no call through a pointer, in fn or anything it calls. A function met again while being scanned counts as
- * clean (recursion adds no wait that the other calls do not show). */
-static bool callee_clean(seen *S, LLVMValueRef fn) {
-    if (LLVMIsDeclaration(fn)) return LLVMGetIntrinsicID(fn) != 0;
-    for (size_t i = 0; i < S->n; i++)
-        if (S->fn[i] == fn) return S->clean[i];
-    if (S->n == S->cap) {
-        S->cap = S->cap ? 2 * S->cap : 16;
-        S->fn = realloc(S->fn, S->cap * sizeof *S->fn);
-        S->clean = realloc(S->clean, S->cap);
-    }
-    size_t me = S->n++;
-    S->fn[me] = fn;
-    S->clean[me] = 1;
-    bool ok = true;
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && ok; bb = LLVMGetNextBasicBlock(bb))
-        for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I && ok; I = LLVMGetNextInstruction(I)) {
-            if (!LLVMIsACallInst(I)) continue;
-            int slot = rt_slot(I);
-            if (slot >= 0) {
-                ok = !slot_waits((unsigned)slot) && slot != RT_ACTIVEMASK && slot != RT_IS_LOCAL &&
-                     slot != RT_EXIT_THREAD;
-                continue;
-            }
-            LLVMValueRef callee = LLVMGetCalledValue(I);
-            if (LLVMIsAInlineAsm(callee)) continue;
-            ok = LLVMIsAFunction(callee) && callee_clean(S, callee);
-        }
-    S->clean[me] = ok;
-    return ok;
-}
-
 /* Whether kernel k can have a coroutine entry (the rules at the top); true only if it waits somewhere. */
-static bool kernel_fits(seen *S, LLVMValueRef k) {
+static bool kernel_fits(host_seen *S, LLVMValueRef k) {
     LLVMContextRef C = LLVMGetModuleContext(LLVMGetGlobalParent(k));
     LLVMTypeRef i32 = LLVMInt32TypeInContext(C), vd = LLVMVoidTypeInContext(C);
     unsigned save = LLVMLookupIntrinsicID("llvm.stacksave", 14), restore = LLVMLookupIntrinsicID("llvm.stackrestore", 17);
@@ -130,10 +59,10 @@ static bool kernel_fits(seen *S, LLVMValueRef k) {
                 continue;
             }
             if (!LLVMIsACallInst(I)) continue;
-            int slot = rt_slot(I);
+            int slot = host_rt_slot(I);
             if (slot >= 0) {
                 if (slot == RT_ACTIVEMASK || slot == RT_IS_LOCAL) return false;
-                if (slot_waits((unsigned)slot)) {
+                if (host_slot_waits((unsigned)slot)) {
                     LLVMTypeRef rt = LLVMTypeOf(I);
                     if (rt != vd && rt != i32) return false; /* coro_result hands back 32 bits */
                     waits = true;
@@ -145,7 +74,7 @@ static bool kernel_fits(seen *S, LLVMValueRef k) {
             if (!LLVMIsAFunction(callee)) return false;
             unsigned id = LLVMGetIntrinsicID(callee);
             if (id && (id == save || id == restore)) return false;
-            if (!callee_clean(S, callee)) return false;
+            if (!host_callee_clean(S, callee)) return false;
         }
     return waits;
 }
@@ -246,9 +175,9 @@ static void make_coroutine(coro *K, LLVMValueRef k) {
     size_t nr = 0, capr = cap;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(k); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
-            int slot = rt_slot(I);
+            int slot = host_rt_slot(I);
             bool ret = LLVMIsAReturnInst(I);
-            if (!ret && !(slot >= 0 && (slot_waits((unsigned)slot) || slot == RT_EXIT_THREAD))) continue;
+            if (!ret && !(slot >= 0 && (host_slot_waits((unsigned)slot) || slot == RT_EXIT_THREAD))) continue;
             if (ret) {
                 if (nr == capr) rets = realloc(rets, (capr *= 2) * sizeof *rets);
                 rets[nr++] = I;
@@ -279,7 +208,7 @@ static void make_coroutine(coro *K, LLVMValueRef k) {
      * the forward order quadratic, minutes of JIT) */
     for (size_t i = n; i-- > 0;) {
         LLVMValueRef I = calls[i];
-        unsigned slot = (unsigned)rt_slot(I);
+        unsigned slot = (unsigned)host_rt_slot(I);
         if (slot != RT_EXIT_THREAD) {
             add_suspend(K, I, slot);
             continue;
@@ -337,7 +266,7 @@ bool host_pass_make_coroutines(llvm_pass_ctx *X) {
     K.i64 = LLVMInt64TypeInContext(X->C);
     K.vd = LLVMVoidTypeInContext(X->C);
     K.tok = LLVMTokenTypeInContext(X->C);
-    seen S = {0};
+    host_seen S = {0};
     LLVMValueRef *kern = calloc(D->nkernels, sizeof *kern), *cfn = calloc(D->nkernels, sizeof *cfn);
     size_t n = 0;
     for (uint32_t i = 0; i < D->nkernels; i++) {

@@ -10,6 +10,8 @@ extern "C" {
 
 /* A copy of fn in fn's module, named name (host_clone.cpp: LLVM's C API has no function cloning). */
 LLVMValueRef host_clone_function(LLVMValueRef fn, const char *name);
+/* The same with nextra more parameters of the given types after fn's (unused by the copy's body). */
+LLVMValueRef host_clone_function_extended(LLVMValueRef fn, const char *name, LLVMTypeRef *extra, unsigned nextra);
 
 #ifndef __cplusplus
 #include "llvm_pass.h"

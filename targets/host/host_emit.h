@@ -13,6 +13,11 @@
  * completion. malloc'd; NULL only when out of memory. */
 bool *thread_loop_kernels(const ir_module *m);
 
+/* The same with block barriers (bar.sync/barrier.sync without .red or .arrive) allowed: kernels whose threads
+ * wait for each other only there, so that the code between two barriers may run for one thread after another
+ * (work_item_loops.c). */
+bool *barrier_region_kernels(const ir_module *m);
+
 /* For such a kernel the body is emitted into `<kernel>.body(params, ctx, tid.x, tid.y, tid.z, laneid, warpid,
  * i1 fiber)` (always inlined): tl_begin creates it and points E at it, tl_finish then fills the fiber entry
  * E->fn[fi] and creates `<kernel>.block`, returned (E->block_fn[fi]). */

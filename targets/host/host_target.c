@@ -7,6 +7,7 @@
 #include "container.h"
 #include "emit.h"
 #include "host_coro.h"
+#include "work_item_loops.h"
 #include "host_emit.h"
 #include "host_target.h"
 
@@ -48,6 +49,7 @@ static int host_finish(const target_desc *t, LLVMModuleRef M, const void *const 
 static const llvm_pass host_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, false},
     {"make-coroutines", host_pass_make_coroutines, false},
+    {"form-work-item-loops", host_pass_form_work_item_loops, false},
     {NULL, NULL, false},
 };
 static const llvm_pass host_pre_opt[] = {

@@ -36,7 +36,17 @@ static bool strong_access(const ir_ins *ins) {
            ir_ins_has(ins, IR_M_MMIO);
 }
 
-static int classify(const ir_ins *ins) {
+/* bar.sync / barrier.sync / barrier.cluster.wait: a wait of the whole block, which work-item loops
+ * (work_item_loops.c) turn into the boundary between two loops over the block's threads; bar.red and bar.arrive
+ * are not (the LLVM pass checks the barrier number and count) */
+static bool block_barrier(const ir_ins *ins) {
+    if (ins->op == IR_OP_BARRIER_CLUSTER) return !ir_ins_has(ins, IR_M_ARRIVE);
+    return (ins->op == IR_OP_BAR || ins->op == IR_OP_BARRIER) && !ir_ins_has(ins, IR_M_RED) &&
+           !ir_ins_has(ins, IR_M_ARRIVE);
+}
+
+static int classify(const ir_ins *ins, bool allow_barriers) {
+    if (allow_barriers && block_barrier(ins)) return OP_SAFE;
     switch ((ir_opcode)ins->op) {
     case IR_OP_ADD: case IR_OP_SUB: case IR_OP_MUL: case IR_OP_MAD: case IR_OP_MUL24: case IR_OP_MAD24:
     case IR_OP_SAD: case IR_OP_DIV: case IR_OP_REM: case IR_OP_ABS: case IR_OP_NEG: case IR_OP_MIN: case IR_OP_MAX:
@@ -91,6 +101,7 @@ enum { F_UNSAFE = 1, F_SYNC = 2, F_LOOP_SYNC = 4 };
 
 typedef struct tl_state {
     const ir_module *m;
+    bool allow_barriers;  /* block barriers count as safe (barrier_region_kernels) */
     uint8_t *done;       /* 0 unvisited, 1 on the DFS stack, 2 finished */
     uint8_t *res;        /* closed F_* */
 } tl_state;
@@ -121,7 +132,7 @@ out:
     return in;
 }
 
-static uint8_t own_facts(const ir_module *m, uint32_t fi, uint32_t **callees, uint32_t *ncallees, uint8_t **call_in_loop) {
+static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, uint32_t **callees, uint32_t *ncallees, uint8_t **call_in_loop) {
     const ir_func *f = &m->funcs[fi];
     uint8_t r = 0;
     *callees = NULL;
@@ -134,7 +145,7 @@ static uint8_t own_facts(const ir_module *m, uint32_t fi, uint32_t **callees, ui
         for (uint32_t i = 0; i < f->blocks[b].n; i++) {
             const ir_ins *ins = &f->blocks[b].ins[i];
             if (ir_is_pseudo(ins)) continue;
-            int c = classify(ins);
+            int c = classify(ins, allow_barriers);
             if (c == OP_UNSAFE || (ins->op == IR_OP_EXIT && !f->is_entry)) { r |= F_UNSAFE; break; }
             for (unsigned k = 0; k < ins->nops; k++)
                 if (timer_operand(&ins->ops[k])) r |= F_UNSAFE;
@@ -167,7 +178,7 @@ static uint8_t close_over(tl_state *S, uint32_t fi) {
     S->done[fi] = 1;
     uint32_t *cs, nc;
     uint8_t *inl;
-    uint8_t r = own_facts(S->m, fi, &cs, &nc, &inl);
+    uint8_t r = own_facts(S->m, S->allow_barriers, fi, &cs, &nc, &inl);
     for (uint32_t k = 0; k < nc && !(r & F_UNSAFE); k++) {
         uint8_t c = close_over(S, cs[k]);
         r |= c & (F_UNSAFE | F_SYNC | F_LOOP_SYNC);
@@ -181,9 +192,9 @@ static uint8_t close_over(tl_state *S, uint32_t fi) {
     return r;
 }
 
-bool *thread_loop_kernels(const ir_module *m) {
+static bool *sequential_kernels(const ir_module *m, bool allow_barriers) {
     bool *ok = calloc(m->nfuncs + 1, sizeof *ok);
-    tl_state S = {m, calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, 1)};
+    tl_state S = {m, allow_barriers, calloc(m->nfuncs + 1, 1), calloc(m->nfuncs + 1, 1)};
     if (!ok || !S.done || !S.res) {
         free(S.done);
         free(S.res);
@@ -198,3 +209,7 @@ bool *thread_loop_kernels(const ir_module *m) {
     free(S.res);
     return ok;
 }
+
+bool *thread_loop_kernels(const ir_module *m) { return sequential_kernels(m, false); }
+
+bool *barrier_region_kernels(const ir_module *m) { return sequential_kernels(m, true); }

@@ -1,0 +1,31 @@
+/* host_rt_calls.h — runtime calls of emitted host code, seen in LLVM IR (host_rt_calls.c). Private to
+ * targets/host/. */
+#ifndef P2N_HOST_RT_CALLS_H
+#define P2N_HOST_RT_CALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <llvm-c/Core.h>
+
+#include "emit.h"
+
+/* The runtime slot (RT_*) instruction I calls, -1 for any other instruction. Before optimisation every runtime
+ * call has the shape emit_ops.c rt_fn gives it: call (load (gep i8 (load (gep i8 ctx, CTX_RT)), 8 + 8 * slot)). */
+int host_rt_slot(LLVMValueRef I);
+
+/* Whether a call of that slot may wait for other threads of the block (barriers, warp collectives, yield). */
+bool host_slot_waits(unsigned slot);
+
+/* Functions already looked at by host_callee_clean (zero-initialise; free fn and clean after use). */
+typedef struct host_seen {
+    LLVMValueRef *fn;
+    unsigned char *clean;
+    size_t n, cap;
+} host_seen;
+
+/* Whether calling fn can neither wait nor leave the thread: no waiting/activemask/is_local/exit runtime call, no
+ * call through a pointer, in fn or anything it calls. */
+bool host_callee_clean(host_seen *S, LLVMValueRef fn);
+
+#endif
