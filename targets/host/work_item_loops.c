@@ -82,6 +82,13 @@ typedef struct wi {
     unsigned *bar_blk, *cont_blk, nbar;
     uint64_t frame_bytes; /* per thread */
     uint64_t budget;
+    /* the frame's arrays of kept values and pc, each its own alias scope (apply_scopes): the accesses to them */
+    LLVMValueRef *acc;
+    unsigned *acc_arr, narrays;
+    size_t nacc, capacc;
+    LLVMValueRef *scope, *others, all; /* per array: its scope list, the other arrays' list; all arrays */
+    unsigned pc_arr;
+    bool oom;
 } wi;
 
 /* ------------------------------------------------------------------------------------------- small helpers */
@@ -181,6 +188,75 @@ static uint64_t new_array(wi *W, uint64_t size, uint64_t align) {
     uint64_t off = (W->frame_bytes + align - 1) & ~(align - 1);
     W->frame_bytes = off + size;
     return off;
+}
+
+/* I accesses frame array `arr` (value arrays and pc, numbered in creation order); false: out of memory */
+static bool note_access(wi *W, LLVMValueRef I, unsigned arr) {
+    if (W->nacc == W->capacc) {
+        size_t cap = W->capacc ? 2 * W->capacc : 64;
+        LLVMValueRef *a = realloc(W->acc, cap * sizeof *a);
+        if (!a) return false;
+        W->acc = a;
+        unsigned *b = realloc(W->acc_arr, cap * sizeof *b);
+        if (!b) return false;
+        W->acc_arr = b;
+        W->capacc = cap;
+    }
+    W->acc[W->nacc] = I;
+    W->acc_arr[W->nacc++] = arr;
+    return true;
+}
+
+/* Alias scopes: each frame array of kept values (and pc) is memory no kernel pointer reaches, and the arrays are
+ * disjoint; without saying so LLVM guards every vectorised region loop with run-time overlap checks of each
+ * array against each shared/global access (dozens of them per loop run, more than the loop's work at 16
+ * threads a row). Accesses to array i get !alias.scope {i} and !noalias {the others}; every other memory access
+ * and call of T gets !noalias {all arrays}. */
+static bool apply_scopes(wi *W, const char *kname) {
+    if (!W->narrays) return true;
+    LLVMContextRef C = W->C;
+    size_t len = strlen(kname) + 48;
+    char *nm = malloc(len);
+    LLVMMetadataRef *sc = calloc(W->narrays, sizeof *sc), *tmp = calloc(W->narrays, sizeof *tmp);
+    W->scope = calloc(W->narrays, sizeof *W->scope);
+    W->others = calloc(W->narrays, sizeof *W->others);
+    if (!nm || !sc || !tmp || !W->scope || !W->others) {
+        free(nm); free(sc); free(tmp);
+        return false;
+    }
+    snprintf(nm, len, "p2n.work-item-loops.%s", kname);
+    LLVMMetadataRef dstr = LLVMMDStringInContext2(C, nm, strlen(nm));
+    LLVMMetadataRef domain = LLVMMDNodeInContext2(C, &dstr, 1);
+    for (unsigned i = 0; i < W->narrays; i++) {
+        snprintf(nm, len, "p2n.work-item-loops.%s.%u", kname, i);
+        LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(C, nm, strlen(nm)), domain};
+        sc[i] = LLVMMDNodeInContext2(C, ops, 2);
+        W->scope[i] = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, &sc[i], 1));
+    }
+    W->all = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, sc, W->narrays));
+    for (unsigned i = 0; i < W->narrays; i++) {
+        unsigned n = 0;
+        for (unsigned j = 0; j < W->narrays; j++)
+            if (j != i) tmp[n++] = sc[j];
+        W->others[i] = LLVMMetadataAsValue(C, LLVMMDNodeInContext2(C, tmp, n));
+    }
+    free(nm);
+    free(sc);
+    free(tmp);
+    unsigned kscope = LLVMGetMDKindIDInContext(C, "alias.scope", 11), knoalias = LLVMGetMDKindIDInContext(C, "noalias", 7);
+    for (size_t a = 0; a < W->nacc; a++) {
+        LLVMSetMetadata(W->acc[a], kscope, W->scope[W->acc_arr[a]]);
+        LLVMSetMetadata(W->acc[a], knoalias, W->others[W->acc_arr[a]]);
+    }
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(W->fn); bb; bb = LLVMGetNextBasicBlock(bb))
+        for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+            if (!LLVMIsALoadInst(I) && !LLVMIsAStoreInst(I) && !LLVMIsACallInst(I) && !LLVMIsAAtomicRMWInst(I) &&
+                !LLVMIsAAtomicCmpXchgInst(I))
+                continue;
+            if (LLVMGetMetadata(I, kscope)) continue; /* a frame array's */
+            LLVMSetMetadata(I, knoalias, W->all);
+        }
+    return true;
 }
 
 /* ------------------------------------------------------------------------------------------------ checks */
@@ -504,12 +580,14 @@ static bool keep_values_across(wi *W, bmap *map) {
             int left = REMAT_MAX;
             bool re = remat_ok(W, v, &left);
             uint64_t size = 0, off = 0;
+            unsigned arr = 0;
             if (!re) {
                 LLVMTypeRef t = LLVMTypeOf(v);
                 uint64_t align = LLVMABIAlignmentOfType(W->TD, t);
                 size = LLVMABISizeOfType(W->TD, t);
                 size = (size + align - 1) & ~(align - 1);
                 off = new_array(W, size, align);
+                arr = W->narrays++;
                 LLVMValueRef at = v;
                 if (LLVMIsAPHINode(v)) {
                     at = LLVMGetFirstInstruction(W->bb[b]);
@@ -520,12 +598,13 @@ static bool keep_values_across(wi *W, bmap *map) {
                     if (!nx) { ok = false; break; } /* a value-producing terminator: none in emitted code */
                     LLVMPositionBuilderBefore(W->B, nx);
                 }
-                LLVMBuildStore(W->B, v, slot_addr(W, off, size));
+                ok = note_access(W, LLVMBuildStore(W->B, v, slot_addr(W, off, size)), arr);
             }
             for (size_t j = 0; j < nu; j++) {
                 if (!after[us[j].block]) continue;
                 position_at_use(W, us[j].user, us[j].op);
                 LLVMValueRef nv = re ? remat(W, v) : LLVMBuildLoad2(W->B, LLVMTypeOf(v), slot_addr(W, off, size), "");
+                if (!re) ok = note_access(W, nv, arr) && ok;
                 LLVMSetOperand(us[j].user, us[j].op, nv);
             }
         }
@@ -616,7 +695,7 @@ static bool isolate_barriers(wi *W, LLVMValueRef **bars_out, unsigned *nbars) {
 static void rewrite_exits(wi *W, LLVMValueRef *bars, uint64_t pc_off) {
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(W->C, W->fn, "wi.done");
     LLVMPositionBuilderAtEnd(W->B, done);
-    LLVMBuildStore(W->B, k32(W, PC_DONE), slot_addr(W, pc_off, 4));
+    W->oom |= !note_access(W, LLVMBuildStore(W->B, k32(W, PC_DONE), slot_addr(W, pc_off, 4)), W->pc_arr);
     LLVMBuildRetVoid(W->B);
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(W->fn); bb; bb = LLVMGetNextBasicBlock(bb)) {
         if (bb == done) continue;
@@ -639,7 +718,7 @@ static void rewrite_exits(wi *W, LLVMValueRef *bars, uint64_t pc_off) {
         LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(bb));
         LLVMInstructionEraseFromParent(I);
         LLVMPositionBuilderAtEnd(W->B, bb);
-        LLVMBuildStore(W->B, k32(W, k + 1), slot_addr(W, pc_off, 4));
+        W->oom |= !note_access(W, LLVMBuildStore(W->B, k32(W, k + 1), slot_addr(W, pc_off, 4)), W->pc_arr);
         LLVMBuildRetVoid(W->B);
     }
     /* dispatch: region 0 is the entry, region k + 1 starts at C_k */
@@ -695,6 +774,15 @@ static loop1 loop_open(wi *W, LLVMValueRef fn, LLVMValueRef var, LLVMValueRef n,
     return L;
 }
 
+/* a driver access of the pc array: its alias scope (apply_scopes) */
+static LLVMValueRef pc_access(wi *W, LLVMValueRef I) {
+    if (W->scope) {
+        LLVMSetMetadata(I, LLVMGetMDKindIDInContext(W->C, "alias.scope", 11), W->scope[W->pc_arr]);
+        LLVMSetMetadata(I, LLVMGetMDKindIDInContext(W->C, "noalias", 7), W->others[W->pc_arr]);
+    }
+    return I;
+}
+
 /* rt->coro_frame(ctx, bytes) through ctx->rt (emit_ops.c's call shape) */
 static LLVMValueRef call_coro_frame(wi *W, LLVMValueRef ctx, uint64_t bytes) {
     LLVMValueRef rt = LLVMBuildLoad2(W->B, W->ptr, ctx_addr(W, ctx, CTX_RT), "");
@@ -721,7 +809,7 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
     LLVMBuildStore(W->B, LLVMBuildAdd(W->B, t, k32(W, 1), ""), D->vt);
     LLVMValueRef pct = LLVMBuildGEP2(W->B, W->i32, D->pc, &t, 1, "");
     if (checked) {
-        LLVMValueRef cur = LLVMBuildLoad2(W->B, W->i32, pct, "");
+        LLVMValueRef cur = pc_access(W, LLVMBuildLoad2(W->B, W->i32, pct, ""));
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(W->C, D->fn, "wi.thread");
         LLVMValueRef want = LLVMBuildOr(W->B, D->par, k32(W, r), "");
         LLVMBuildCondBr(W->B, LLVMBuildICmp(W->B, LLVMIntEQ, cur, want, ""), go, lx.next);
@@ -739,7 +827,7 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
     LLVMValueRef args[NARGS] = {D->params, D->ctx, D->frame, x, y, z, t, D->n};
     LLVMBuildCall2(W->B, LLVMGlobalGetValueType(region), region, args, NARGS, "");
     /* branch-free, so that the loop stays one block where the region is */
-    LLVMValueRef k = LLVMBuildLoad2(W->B, W->i32, pct, "");
+    LLVMValueRef k = pc_access(W, LLVMBuildLoad2(W->B, W->i32, pct, ""));
     LLVMValueRef ended = LLVMBuildICmp(W->B, LLVMIntEQ, k, k32(W, PC_DONE), "");
     LLVMValueRef bit = LLVMBuildShl(W->B, k64(W, 1), LLVMBuildZExt(W->B, LLVMBuildAnd(W->B, k, k32(W, 63), ""), W->i64, ""), "");
     bit = LLVMBuildSelect(W->B, ended, k64(W, 0), bit, "");
@@ -747,7 +835,7 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
     LLVMBuildStore(W->B, LLVMBuildAdd(W->B, LLVMBuildLoad2(W->B, W->i32, D->vdone, ""),
                                       LLVMBuildZExt(W->B, ended, W->i32, ""), ""), D->vdone);
     LLVMValueRef npar = LLVMBuildXor(W->B, D->par, k32(W, PC_PARITY), "");
-    LLVMBuildStore(W->B, LLVMBuildSelect(W->B, ended, k, LLVMBuildOr(W->B, k, npar, ""), ""), pct);
+    pc_access(W, LLVMBuildStore(W->B, LLVMBuildSelect(W->B, ended, k, LLVMBuildOr(W->B, k, npar, ""), ""), pct));
     LLVMBuildBr(W->B, lx.next);
 }
 
@@ -807,7 +895,7 @@ static LLVMValueRef block_entry(wi *W, LLVMValueRef kern, const char *kname, uin
     /* every thread starts in region 0 */
     loop1 li = loop_open(W, fn, D.vt, n, phase);
     LLVMValueRef ti = LLVMBuildLoad2(W->B, W->i32, D.vt, "");
-    LLVMBuildStore(W->B, k32(W, 0), LLVMBuildGEP2(W->B, W->i32, D.pc, &ti, 1, ""));
+    pc_access(W, LLVMBuildStore(W->B, k32(W, 0), LLVMBuildGEP2(W->B, W->i32, D.pc, &ti, 1, "")));
     LLVMBuildBr(W->B, li.next);
 
     LLVMPositionBuilderAtEnd(W->B, phase);
@@ -925,12 +1013,14 @@ static LLVMValueRef form_loops(wi *W, LLVMValueRef k, const char *kname, uint64_
     ok = ok && keep_values_across(W, &map);
     if (ok) {
         uint64_t pc_off = new_array(W, 4, 4);
+        W->pc_arr = W->narrays++;
         unsigned *entry_of = malloc((W->nbar + 1) * sizeof *entry_of);
         ok = entry_of != NULL;
         if (ok) {
             entry_of[0] = 0;
             for (unsigned b = 0; b < W->nbar; b++) entry_of[b + 1] = W->cont_blk[b];
             rewrite_exits(W, bars, pc_off);
+            ok = !W->oom && apply_scopes(W, kname);
             for (nreg = 0; ok && nreg <= W->nbar; nreg++) {
                 region[nreg] = region_copy(W, kname, nreg, entry_of[nreg]);
                 ok = region[nreg] != NULL;
@@ -944,6 +1034,15 @@ static LLVMValueRef form_loops(wi *W, LLVMValueRef k, const char *kname, uint64_
             if (region[r]) LLVMDeleteFunction(region[r]);
     LLVMDeleteFunction(W->fn);
     free(bars);
+    free(W->acc);
+    free(W->acc_arr);
+    free(W->scope);
+    free(W->others);
+    W->acc = W->scope = W->others = NULL;
+    W->acc_arr = NULL;
+    W->nacc = W->capacc = 0;
+    W->narrays = 0;
+    W->oom = false;
     free(W->bar_blk);
     free(W->cont_blk);
     W->bar_blk = W->cont_blk = NULL;
