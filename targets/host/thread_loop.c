@@ -132,6 +132,57 @@ out:
     return in;
 }
 
+/* With block barriers allowed (work-item loops run each thread from one barrier to the next): a strong access in
+ * a loop can only spin on another thread if some cycle through it passes no barrier. Clears loop[b] for the blocks
+ * of which every cycle holds a block barrier (all of a block runs when a cycle passes it). Blocks end at branches;
+ * a block's successors are its branch targets and, unless it ends in an unguarded branch, ret or exit, the next
+ * block. Large functions keep the plain range test (the search is quadratic). */
+static void loops_without_barrier(const ir_func *f, uint8_t *loop) {
+    uint32_t n = f->nblocks;
+    if (n > 4000) return;
+    uint8_t *bar = calloc(n + 1, 1), *seen = malloc(n + 1);
+    uint32_t *stack = malloc((n + 1) * sizeof *stack);
+    if (!bar || !seen || !stack) goto out;
+    for (uint32_t b = 0; b < n; b++)
+        for (uint32_t i = 0; i < f->blocks[b].n; i++)
+            if (block_barrier(&f->blocks[b].ins[i])) bar[b] = 1;
+    for (uint32_t b = 0; b < n; b++) {
+        if (!loop[b]) continue;
+        if (bar[b]) { loop[b] = 0; continue; }
+        /* depth-first from b's successors through blocks without a barrier: back at b means a barrier-free cycle */
+        memset(seen, 0, n);
+        uint32_t sp = 0;
+        bool cycle = false;
+        stack[sp++] = b;
+        while (sp && !cycle) {
+            uint32_t x = stack[--sp];
+            const ir_block *B = &f->blocks[x];
+            bool falls = true;
+            for (uint32_t i = 0; i < B->n && !cycle; i++) {
+                const ir_ins *ins = &B->ins[i];
+                int32_t t = -1;
+                if (ins->op == IR_OP_BRX) { cycle = true; break; } /* not modelled: assume the worst */
+                if (ins->op == IR_OP_RET || ins->op == IR_OP_EXIT) { if (!ins->guard) falls = false; continue; }
+                if (ins->op != IR_OP_BRA) continue;
+                if (ins->nops >= 1 && ins->ops[0].kind == IR_OPND_LABEL) t = ir_label_block(f, ins->ops[0].id);
+                if (t < 0) { cycle = true; break; }
+                if (!ins->guard) falls = false;
+                if ((uint32_t)t == b) cycle = true;
+                else if (!seen[t] && !bar[t]) { seen[t] = 1; stack[sp++] = (uint32_t)t; }
+            }
+            if (falls && !cycle && x + 1 < n) {
+                if (x + 1 == b) cycle = true;
+                else if (!seen[x + 1] && !bar[x + 1]) { seen[x + 1] = 1; stack[sp++] = x + 1; }
+            }
+        }
+        if (!cycle) loop[b] = 0;
+    }
+out:
+    free(bar);
+    free(seen);
+    free(stack);
+}
+
 static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, uint32_t **callees, uint32_t *ncallees, uint8_t **call_in_loop) {
     const ir_func *f = &m->funcs[fi];
     uint8_t r = 0;
@@ -140,6 +191,7 @@ static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, u
     *call_in_loop = NULL;
     uint8_t *loop = loop_blocks(f);
     if (!loop) return F_UNSAFE;
+    if (allow_barriers) loops_without_barrier(f, loop);
     uint32_t cap = 0;
     for (uint32_t b = 0; b < f->nblocks && !(r & F_UNSAFE); b++)
         for (uint32_t i = 0; i < f->blocks[b].n; i++) {

@@ -10,7 +10,8 @@
  * frame + n * offset + t * size, so a region loop reads them with unit stride).
  *
  * Which kernels: those whose threads can wait for each other only at block barriers (thread_loop.c's analysis
- * with barriers allowed: no warp collectives, no spin loops, no timers), whose barriers all lie in the kernel's
+ * with barriers allowed: no warp collectives, no timers, no spin loops — a strong access in a loop is one only if
+ * some cycle through it passes no barrier), whose barriers all lie in the kernel's
  * own body and are bar.sync 0 / barrier.sync 0 without a thread count, with no activemask, isspacep.local,
  * stack save/restore, variable-size alloca, or call of a function that waits or ends the thread, at most
  * MAX_BARRIERS barriers. Every other kernel keeps its coroutine (or fiber) entry, which the runtime uses with
@@ -267,6 +268,7 @@ static bool kernel_fits(host_seen *S, LLVMValueRef k, unsigned *nbar) {
     unsigned n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(k); bb; bb = LLVMGetNextBasicBlock(bb))
         for (LLVMValueRef I = LLVMGetFirstInstruction(bb); I; I = LLVMGetNextInstruction(I)) {
+            if (LLVMGetInstructionOpcode(I) == LLVMIndirectBr) return false; /* brx.idx: block addresses to copy */
             if (LLVMIsAAllocaInst(I)) {
                 if (bb != entry || !LLVMIsAConstant(LLVMGetOperand(I, 0)) || LLVMGetAlignment(I) > 64) return false;
                 continue;
