@@ -785,6 +785,13 @@ static LLVMValueRef pc_access(wi *W, LLVMValueRef I) {
     return I;
 }
 
+/* thread t's pc, addressed as slot_addr addresses it in the regions (zero-extended index, byte offset): the same
+ * address to LLVM, which otherwise guards the vectorised loops with an overlap check of pc against itself */
+static LLVMValueRef pc_slot(wi *W, LLVMValueRef pc, LLVMValueRef t) {
+    LLVMValueRef byte = LLVMBuildMul(W->B, LLVMBuildZExt(W->B, t, W->i64, ""), k64(W, 4), "");
+    return LLVMBuildGEP2(W->B, W->i8, pc, &byte, 1, "");
+}
+
 /* rt->coro_frame(ctx, bytes) through ctx->rt (emit_ops.c's call shape) */
 static LLVMValueRef call_coro_frame(wi *W, LLVMValueRef ctx, uint64_t bytes) {
     LLVMValueRef rt = LLVMBuildLoad2(W->B, W->ptr, ctx_addr(W, ctx, CTX_RT), "");
@@ -809,7 +816,7 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
     loop1 lx = loop_open(W, D->fn, D->vx, D->nx, ly.next);
     LLVMValueRef t = LLVMBuildLoad2(W->B, W->i32, D->vt, "");
     LLVMBuildStore(W->B, LLVMBuildAdd(W->B, t, k32(W, 1), ""), D->vt);
-    LLVMValueRef pct = LLVMBuildGEP2(W->B, W->i32, D->pc, &t, 1, "");
+    LLVMValueRef pct = pc_slot(W, D->pc, t);
     if (checked) {
         LLVMValueRef cur = pc_access(W, LLVMBuildLoad2(W->B, W->i32, pct, ""));
         LLVMBasicBlockRef go = LLVMAppendBasicBlockInContext(W->C, D->fn, "wi.thread");
@@ -897,7 +904,7 @@ static LLVMValueRef block_entry(wi *W, LLVMValueRef kern, const char *kname, uin
     /* every thread starts in region 0 */
     loop1 li = loop_open(W, fn, D.vt, n, phase);
     LLVMValueRef ti = LLVMBuildLoad2(W->B, W->i32, D.vt, "");
-    pc_access(W, LLVMBuildStore(W->B, k32(W, 0), LLVMBuildGEP2(W->B, W->i32, D.pc, &ti, 1, "")));
+    pc_access(W, LLVMBuildStore(W->B, k32(W, 0), pc_slot(W, D.pc, ti)));
     LLVMBuildBr(W->B, li.next);
 
     LLVMPositionBuilderAtEnd(W->B, phase);
