@@ -11,7 +11,8 @@
  *   - or a loop that observes memory another thread writes. Under the PTX memory model a weak ld carries no
  *     visibility guarantee, so such a loop needs a strong operation: an atomic, a volatile/relaxed/acquire/sc
  *     access, a fence, nanosleep. Those are fine outside loops (nothing can wait then); inside a loop, or in a
- *     function called from a loop or recursively, they disqualify the kernel.
+ *     function called from a loop or recursively, they disqualify the kernel — except red and an atom whose old
+ *     value no instruction reads, which observe nothing (a histogram's atomicAdd in its grid-stride loop).
  * Reading %clock/%globaltimer disqualifies it too (a timed wait loop needs nothing else), as do dynamic
  * alloca, indirect calls, calls of functions without a body (other than the runtime's vprintf, malloc, free,
  * __assertfail) and `exit` in a device function (the runtime could not resume the loop after it).
@@ -94,6 +95,37 @@ static bool runtime_extern(const ir_module *m, uint32_t fi) {
     /* CUDA's device runtime (the host target provides it) waits for no other thread either */
     const char *name = ir_str(m, m->funcs[fi].name);
     return ir_is_runtime_extern(name) || devrt_id(name);
+}
+
+/* counts every mention of each register in f (operands at any depth, address bases, guards) into n[] */
+static void count_operand(const ir_operand *o, uint32_t *n, uint32_t nregs) {
+    if (o->kind == IR_OPND_VEC || o->kind == IR_OPND_LIST || o->kind == IR_OPND_TEXARGS) {
+        for (unsigned k = 0; k < o->aux; k++) count_operand(&ir_elems(o)[k], n, nregs);
+        return;
+    }
+    if ((o->kind == IR_OPND_REG || (o->kind == IR_OPND_ADDR && (o->flags & IR_OPNDF_BASE_REG))) && o->id < nregs)
+        n[o->id]++;
+}
+
+static uint32_t *register_mentions(const ir_func *f) {
+    uint32_t *n = calloc(f->nregs + 1, sizeof *n);
+    if (!n) return NULL;
+    for (uint32_t b = 0; b < f->nblocks; b++)
+        for (uint32_t i = 0; i < f->blocks[b].n; i++) {
+            const ir_ins *ins = &f->blocks[b].ins[i];
+            if (ins->guard && ins->guard - 1 < f->nregs) n[ins->guard - 1]++;
+            for (unsigned k = 0; k < ins->nops; k++) count_operand(&ins->ops[k], n, f->nregs);
+        }
+    return n;
+}
+
+/* An atom whose old value nobody reads (its destination is `_` or a register mentioned nowhere else) observes
+ * nothing another thread wrote: in a loop it is a counter update, not a spin-wait (histograms). */
+static bool atom_result_unused(const ir_ins *ins, const uint32_t *mentions, uint32_t nregs) {
+    if (ins->op != IR_OP_ATOM || ins->nops < 1) return false;
+    const ir_operand *d = &ins->ops[0];
+    if (d->kind == IR_OPND_SINK) return true;
+    return d->kind == IR_OPND_REG && mentions && d->id < nregs && mentions[d->id] == 1;
 }
 
 /* Per function facts: unsafe; has a strong memory operation; has one in a loop (which makes it unsafe). */
@@ -192,6 +224,7 @@ static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, u
     uint8_t *loop = loop_blocks(f);
     if (!loop) return F_UNSAFE;
     if (allow_barriers) loops_without_barrier(f, loop);
+    uint32_t *mentions = register_mentions(f); /* NULL (out of memory): every atom counts as a possible spin */
     uint32_t cap = 0;
     for (uint32_t b = 0; b < f->nblocks && !(r & F_UNSAFE); b++)
         for (uint32_t i = 0; i < f->blocks[b].n; i++) {
@@ -201,7 +234,9 @@ static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, u
             if (c == OP_UNSAFE || (ins->op == IR_OP_EXIT && !f->is_entry)) { r |= F_UNSAFE; break; }
             for (unsigned k = 0; k < ins->nops; k++)
                 if (timer_operand(&ins->ops[k])) r |= F_UNSAFE;
-            if (c == OP_SYNC) r |= loop[b] ? (F_SYNC | F_LOOP_SYNC) : F_SYNC;
+            if (c == OP_SYNC)
+                r |= loop[b] && ins->op != IR_OP_RED && !atom_result_unused(ins, mentions, f->nregs)
+                         ? (F_SYNC | F_LOOP_SYNC) : F_SYNC;
             if (ins->op != IR_OP_CALL) continue;
             const ir_operand *t = &ins->ops[ins->nops && ins->ops[0].kind == IR_OPND_LIST ? 1 : 0];
             if (t->kind != IR_OPND_FUNC || t->id >= m->nfuncs) { r |= F_UNSAFE; break; } /* indirect call */
@@ -215,12 +250,13 @@ static uint8_t own_facts(const ir_module *m, bool allow_barriers, uint32_t fi, u
                 uint8_t *nl = realloc(*call_in_loop, cap);
                 if (nc) *callees = nc;
                 if (nl) *call_in_loop = nl;
-                if (!nc || !nl) { r |= F_UNSAFE; free(loop); return r; }
+                if (!nc || !nl) { r |= F_UNSAFE; free(loop); free(mentions); return r; }
             }
             (*call_in_loop)[*ncallees] = loop[b];
             (*callees)[(*ncallees)++] = t->id;
         }
     free(loop);
+    free(mentions);
     return r;
 }
 
