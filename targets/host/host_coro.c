@@ -230,31 +230,6 @@ static void make_coroutine(coro *K, LLVMValueRef k) {
                             LLVMCreateEnumAttribute(K->C, LLVMGetEnumAttributeKindForName("presplitcoroutine", 17), 0));
 }
 
-/* The descriptor's entry for kernel k (host_abi.h p2n_kernel_desc: entry is field 1, flags 11, coro_entry 13,
- * 15 fields) names the coroutine entry too. */
-static void patch_descriptor(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef const *coro_fn, size_t n) {
-    LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
-    if (!karr || !n) return;
-    LLVMValueRef init = LLVMGetInitializer(karr);
-    unsigned ne = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(init));
-    LLVMValueRef *els = malloc((ne + 1) * sizeof *els);
-    for (unsigned i = 0; i < ne; i++) {
-        LLVMValueRef el = LLVMGetAggregateElement(init, i);
-        els[i] = el;
-        LLVMValueRef entry = LLVMGetAggregateElement(el, 1);
-        for (size_t j = 0; j < n; j++) {
-            if (entry != kern[j]) continue;
-            LLVMValueRef f[15];
-            for (unsigned c = 0; c < 15; c++) f[c] = LLVMGetAggregateElement(el, c);
-            f[11] = LLVMConstInt(LLVMTypeOf(f[11]), LLVMConstIntGetZExtValue(f[11]) | P2N_KERNEL_CORO, 0);
-            f[13] = coro_fn[j];
-            els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, 15);
-        }
-    }
-    LLVMSetInitializer(karr, LLVMConstArray2(LLVMGetElementType(LLVMTypeOf(init)), els, ne));
-    free(els);
-}
-
 bool host_pass_make_coroutines(llvm_pass_ctx *X) {
     const emit_desc *D = X->desc;
     if (!D || !D->nkernels) return true;
@@ -292,7 +267,7 @@ bool host_pass_make_coroutines(llvm_pass_ctx *X) {
         kern[n] = k;
         cfn[n++] = c;
     }
-    patch_descriptor(X->M, kern, cfn, n);
+    host_name_entries(X->M, kern, cfn, n, 13, P2N_KERNEL_CORO);
     free(kern);
     free(cfn);
     free(S.fn);

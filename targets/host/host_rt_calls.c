@@ -1,6 +1,7 @@
 /* host_rt_calls.c — recognising the runtime calls of emitted host code in LLVM IR, for the host target's
  * LLVM passes (host_coro.c, work_item_loops.c): which rt slot a call goes to, which slots wait for other
- * threads, and whether a called function can wait or end the thread. */
+ * threads, whether a called function can wait or end the thread; and naming the entries they make in the
+ * kernel descriptor. */
 #include <stdlib.h>
 
 #include "host_rt_calls.h"
@@ -72,3 +73,28 @@ bool host_callee_clean(host_seen *S, LLVMValueRef fn) {
     return ok;
 }
 
+
+void host_name_entries(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef const *fn, size_t n, unsigned field,
+                       uint32_t flags) {
+    LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
+    if (!karr || !n) return;
+    LLVMValueRef init = LLVMGetInitializer(karr);
+    unsigned ne = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(init));
+    LLVMValueRef *els = malloc((ne + 1) * sizeof *els);
+    if (!els) return; /* the kernels keep their other entries */
+    for (unsigned i = 0; i < ne; i++) {
+        LLVMValueRef el = LLVMGetAggregateElement(init, i);
+        els[i] = el;
+        LLVMValueRef entry = LLVMGetAggregateElement(el, 1);
+        for (size_t j = 0; j < n; j++) {
+            if (entry != kern[j]) continue;
+            LLVMValueRef f[15];
+            for (unsigned c = 0; c < 15; c++) f[c] = LLVMGetAggregateElement(el, c);
+            f[11] = LLVMConstInt(LLVMTypeOf(f[11]), LLVMConstIntGetZExtValue(f[11]) | flags, 0);
+            f[field] = fn[j];
+            els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, 15);
+        }
+    }
+    LLVMSetInitializer(karr, LLVMConstArray2(LLVMGetElementType(LLVMTypeOf(init)), els, ne));
+    free(els);
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <llvm-c/Core.h>
 
@@ -27,5 +28,10 @@ typedef struct host_seen {
 /* Whether calling fn can neither wait nor leave the thread: no waiting/activemask/is_local/exit runtime call, no
  * call through a pointer, in fn or anything it calls. */
 bool host_callee_clean(host_seen *S, LLVMValueRef fn);
+
+/* The host descriptor's entry (abi/host_abi.h p2n_kernel_desc, 15 fields: entry 1, flags 11, block_entry 12,
+ * coro_entry 13) of each kernel kern[j] gets fn[j] in `field` and `flags` added. */
+void host_name_entries(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef const *fn, size_t n, unsigned field,
+                       uint32_t flags);
 
 #endif

@@ -964,33 +964,6 @@ static LLVMValueRef block_entry(wi *W, LLVMValueRef kern, const char *kname, uin
     return fn;
 }
 
-/* The descriptor's entry for each kernel kern[j] (host_abi.h p2n_kernel_desc: entry is field 1, flags 11,
- * block_entry 12, 15 fields) names its block entry. */
-static void patch_descriptor(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef const *blk, size_t n) {
-    LLVMValueRef karr = LLVMGetNamedGlobal(M, "__p2n_kernels");
-    if (!karr || !n) return;
-    LLVMValueRef init = LLVMGetInitializer(karr);
-    unsigned ne = (unsigned)LLVMGetArrayLength2(LLVMTypeOf(init));
-    LLVMValueRef *els = malloc((ne + 1) * sizeof *els);
-    if (!els) return;
-    for (unsigned i = 0; i < ne; i++) {
-        LLVMValueRef el = LLVMGetAggregateElement(init, i);
-        els[i] = el;
-        LLVMValueRef entry = LLVMGetAggregateElement(el, 1);
-        for (size_t j = 0; j < n; j++) {
-            if (entry != kern[j]) continue;
-            LLVMValueRef f[15];
-            for (unsigned c = 0; c < 15; c++) f[c] = LLVMGetAggregateElement(el, c);
-            f[11] = LLVMConstInt(LLVMTypeOf(f[11]), LLVMConstIntGetZExtValue(f[11]) | P2N_KERNEL_THREAD_LOOP |
-                                 P2N_KERNEL_WORK_ITEM_LOOPS, 0);
-            f[12] = blk[j];
-            els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, 15);
-        }
-    }
-    LLVMSetInitializer(karr, LLVMConstArray2(LLVMGetElementType(LLVMTypeOf(init)), els, ne));
-    free(els);
-}
-
 static uint64_t count_instructions(LLVMValueRef fn) {
     uint64_t n = 0;
     for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
@@ -1124,7 +1097,7 @@ bool host_pass_form_work_item_loops(llvm_pass_ctx *X) {
         kern[n] = k;
         blk[n++] = b;
     }
-    patch_descriptor(X->M, kern, blk, n);
+    host_name_entries(X->M, kern, blk, n, 12, P2N_KERNEL_THREAD_LOOP | P2N_KERNEL_WORK_ITEM_LOOPS);
     free(kern);
     free(blk);
     free(ok);
