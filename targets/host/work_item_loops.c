@@ -95,6 +95,8 @@ typedef struct wi {
 
 /* ------------------------------------------------------------------------------------------- small helpers */
 
+static bool run_function_passes(LLVMValueRef fn, const char *passes);
+
 static LLVMValueRef k32(wi *W, uint64_t v) { return LLVMConstInt(W->i32, v, 0); }
 static LLVMValueRef k64(wi *W, uint64_t v) { return LLVMConstInt(W->i64, v, 0); }
 
@@ -751,6 +753,9 @@ static LLVMValueRef region_copy(wi *W, const char *kname, unsigned r, unsigned e
     LLVMInstructionEraseFromParent(LLVMGetBasicBlockTerminator(disp));
     LLVMPositionBuilderAtEnd(W->B, disp);
     LLVMBuildBr(W->B, target);
+    /* the other regions' blocks are unreachable here: gone now, so that the passes before the optimiser see a
+     * function whose every block has a dominator (rewrite_addr.c leaves a function with dead blocks alone) */
+    run_function_passes(c, "unreachableblockelim");
     return c;
 }
 
