@@ -49,7 +49,6 @@
 #include <string.h>
 
 #include <llvm-c/Analysis.h>
-#include <llvm-c/DebugInfo.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -798,22 +797,6 @@ static LLVMValueRef pc_slot(wi *W, LLVMValueRef pc, LLVMValueRef t) {
     return LLVMBuildGEP2(W->B, W->i8, pc, &byte, 1, "");
 }
 
-/* Marks the loop whose back-edge is `br` as not to be vectorised: LLVM 22.1's loop vectoriser miscompiles some
- * region loops (the conformance case mem/state_spaces_vectors: `ctab[tid & 7]` became one 16-lane load of ctab,
- * lanes 8..15 past its end; the run-time predicate the access needs is not emitted: -vectorize-scev-check-threshold=0
- * avoids it, and so does not vectorising). Until that is understood the region loops stay scalar; SLP and the
- * kernel's own loops are unaffected. */
-static void keep_scalar(wi *W, LLVMValueRef br) {
-    LLVMMetadataRef tmp = LLVMTemporaryMDNode(W->C, NULL, 0);
-    LLVMMetadataRef ops[2] = {LLVMMDStringInContext2(W->C, "llvm.loop.vectorize.enable", 26),
-                              LLVMValueAsMetadata(LLVMConstInt(W->i1, 0, 0))};
-    LLVMMetadataRef opt = LLVMMDNodeInContext2(W->C, ops, 2);
-    LLVMMetadataRef id_ops[2] = {tmp, opt};
-    LLVMMetadataRef id = LLVMMDNodeInContext2(W->C, id_ops, 2);
-    LLVMMetadataReplaceAllUsesWith(tmp, id); /* a loop ID names itself first */
-    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(W->C, "llvm.loop", 9), LLVMMetadataAsValue(W->C, id));
-}
-
 /* rt->coro_frame(ctx, bytes) through ctx->rt (emit_ops.c's call shape) */
 static LLVMValueRef call_coro_frame(wi *W, LLVMValueRef ctx, uint64_t bytes) {
     LLVMValueRef rt = LLVMBuildLoad2(W->B, W->ptr, ctx_addr(W, ctx, CTX_RT), "");
@@ -835,7 +818,6 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
     loop1 lz = loop_open(W, D->fn, D->vz, D->nz, after);
     loop1 ly = loop_open(W, D->fn, D->vy, D->ny, lz.next);
     loop1 lx = loop_open(W, D->fn, D->vx, D->nx, ly.next);
-    keep_scalar(W, LLVMGetBasicBlockTerminator(lx.next));
     /* t = (z * ny + y) * nx + x, no wrap (t < n < 2^31): x is the loop's only induction variable, t and the
      * coordinates derive from it (a running counter as a second induction variable made LLVM 22's vectoriser
      * guard the loop with predicates on it and drop the one a masked index of x needed) */
