@@ -1,6 +1,5 @@
 """Cases over the CUDA C sources in src/ (compiled to ptx/cu/) and the hand-written PTX in ptx/hand/."""
 import os
-import shutil
 import subprocess
 import struct
 
@@ -17,9 +16,6 @@ def compile_cu():
     for name, arch in CU.items():
         subprocess.check_call(["/usr/local/cuda/bin/nvcc", "-ptx", f"-arch={arch}", "-o", f"ptx/cu/{name}.ptx",
                                f"src/{name}.cu"], cwd=ROOT)
-    # the work-item-loop cases wait in pending/ for their NVIDIA recording (gen_bar)
-    os.makedirs(os.path.join(ROOT, "pending/ptx/cu"), exist_ok=True)
-    shutil.copyfile(os.path.join(ROOT, "ptx/cu/bar_regions.ptx"), os.path.join(ROOT, "pending/ptx/cu/bar_regions.ptx"))
 
 
 def ints(n, lo, hi):
@@ -215,26 +211,24 @@ def gen_bar():
              ["out 2048 zeros"], ["out"], "barrier.sync.aligned 5, 128 used by 4 of 16 warps")
     raw_case(fam, "spin_on_flag_forward_progress", P, [dict(kernel="k_spin_flag", grid=1, block=64, params=["ptr out"])],
              ["out 128 zeros"], ["out"], "warp 1 spins on a shared flag set by warp 0 (notes: works on NVIDIA)")
-    # the shapes of the CPU backend's work-item loops: pending until recorded on NVIDIA hardware (pending/README.md;
-    # the PTX is copied to pending/ptx/cu/ by compile_cu); tests/driver/check-barrier-ways.sh runs them meanwhile
+    # the shapes of the CPU backend's work-item loops (recorded on an NVIDIA H100, 2026-12-07)
     R = "ptx/cu/bar_regions.ptx"
-    PEND = dict(root="pending/cases")
     raw_case(fam, "regions_divergent_sites", R, [dict(kernel="k_reg_sites", grid=3, block=128, params=["ptr in", "ptr out"])],
-             ["in 1536 prng 26 s32 -1000 1000", "out 1536 zeros"], ["out"], "warps wait at two bar.sync 0 sites at once", **PEND)
+             ["in 1536 prng 26 s32 -1000 1000", "out 1536 zeros"], ["out"], "warps wait at two bar.sync 0 sites at once")
     raw_case(fam, "regions_warp_exits", R,
              [dict(kernel="k_reg_exit", grid=2, block=96, params=["ptr in", "ptr out"])],
-             ["in 768 prng 27 s32 -1000 1000", "out 768 zeros"], ["out"], "a warp exits before, one between barriers", **PEND)
+             ["in 768 prng 27 s32 -1000 1000", "out 768 zeros"], ["out"], "a warp exits before, one between barriers")
     raw_case(fam, "regions_local_array", R, [dict(kernel="k_reg_local", grid=2, block=64, params=["ptr in", "ptr out"])],
-             ["in 8192 prng 28 s32 -100 100", "out 512 zeros"], ["out"], "a local array live across barriers", **PEND)
+             ["in 8192 prng 28 s32 -100 100", "out 512 zeros"], ["out"], "a local array live across barriers")
     raw_case(fam, "regions_3d_block", R, [dict(kernel="k_reg_3d", grid=2, block=(8, 4, 3), params=["ptr in", "ptr out"])],
-             ["in 768 prng 29 s32 -1000 1000", "out 768 zeros"], ["out"], **PEND)
+             ["in 768 prng 29 s32 -1000 1000", "out 768 zeros"], ["out"])
     raw_case(fam, "regions_nested_loops", R,
              [dict(kernel="k_reg_nested", grid=2, block=128, params=["ptr in", "ptr out", "s32 3", "s32 5"])],
-             ["in 1024 prng 30 s32 -1000 1000", "out 1024 zeros"], ["out"], "barriers in nested loops, values carried", **PEND)
+             ["in 1024 prng 30 s32 -1000 1000", "out 1024 zeros"], ["out"], "barriers in nested loops, values carried")
     raw_case(fam, "regions_device_function", R, [dict(kernel="k_reg_devfunc", grid=2, block=(32, 2, 1), params=["ptr in", "ptr out"])],
-             ["in 512 prng 31 s32 0 1000", "out 512 zeros"], ["out"], "a called function reads %tid between barriers", **PEND)
+             ["in 512 prng 31 s32 0 1000", "out 512 zeros"], ["out"], "a called function reads %tid between barriers")
     raw_case(fam, "regions_barrier_counts", R, [dict(kernel="k_reg_counts", grid=2, block=128, params=["ptr out"])],
-             ["out 8192 zeros"], ["out"], "warps pass different numbers of barriers", **PEND)
+             ["out 8192 zeros"], ["out"], "warps pass different numbers of barriers")
     raw_case(fam, "mbarrier_two_phases", P, [dict(kernel="k_mbarrier", grid=1, block=256, params=["ptr in", "ptr out"])],
              ["in 1024 prng 25 s32 -100 100", "out 2048 zeros"], ["out"])
 
