@@ -48,7 +48,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
@@ -73,7 +72,7 @@ typedef struct wi {
     LLVMModuleRef M;
     LLVMBuilderRef B;
     LLVMTargetDataRef TD;
-    LLVMTypeRef ptr, i1, i8, i32, i64, vd;
+    LLVMTypeRef ptr, i8, i32, i64;
     LLVMValueRef fn, ctx;
     /* blocks of T, in order, with their successors and predecessors */
     LLVMBasicBlockRef *bb;
@@ -1065,11 +1064,9 @@ bool host_pass_form_work_item_loops(llvm_pass_ctx *X) {
     }
     wi W = {.C = X->C, .M = X->M, .B = LLVMCreateBuilderInContext(X->C), .TD = td};
     W.ptr = LLVMPointerTypeInContext(X->C, 0);
-    W.i1 = LLVMInt1TypeInContext(X->C);
     W.i8 = LLVMInt8TypeInContext(X->C);
     W.i32 = LLVMInt32TypeInContext(X->C);
     W.i64 = LLVMInt64TypeInContext(X->C);
-    W.vd = LLVMVoidTypeInContext(X->C);
     host_seen S = {0};
     LLVMValueRef *kern = calloc(D->nkernels, sizeof *kern), *blk = calloc(D->nkernels, sizeof *blk);
     size_t n = 0;
