@@ -842,7 +842,12 @@ static void region_loop(wi *W, driver *D, LLVMValueRef region, unsigned r, bool 
         LLVMBuildStore(W->B, LLVMBuildLShr(W->B, t, k32(W, 5), ""), ctx_addr(W, D->ctx, CTX_WARPID));
     }
     LLVMValueRef args[NARGS] = {D->params, D->ctx, D->frame, x, y, z, t, D->n};
-    LLVMBuildCall2(W->B, LLVMGlobalGetValueType(region), region, args, NARGS, "");
+    LLVMValueRef call = LLVMBuildCall2(W->B, LLVMGlobalGetValueType(region), region, args, NARGS, "");
+    /* the checked loop (threads at different barriers, or some exited) calls the region: inlining it a second
+     * time would double the kernel's optimisation and code generation for the rare phase */
+    if (checked)
+        LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                                 LLVMCreateEnumAttribute(W->C, LLVMGetEnumAttributeKindForName("noinline", 8), 0));
     /* branch-free, so that the loop stays one block where the region is */
     LLVMValueRef k = pc_access(W, LLVMBuildLoad2(W->B, W->i32, pct, ""));
     LLVMValueRef ended = LLVMBuildICmp(W->B, LLVMIntEQ, k, k32(W, PC_DONE), "");
