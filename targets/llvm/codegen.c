@@ -5,7 +5,6 @@
 #include <llvm-c/Support.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "codegen.h"
+#include "default_pipeline.h"
 #include "llvm_pass.h"
 #include "split.h"
 #include "support.h"
@@ -52,12 +52,6 @@ static void init_llvm(void) {
     /* Process-global LLVM options, parsed once: every target's (llvm_add_global_option, from compile.c), unless
      * $P2N_LLVM_ARGS sets the same option, then the user's: more options, space-separated, e.g. "-time-passes"
      * (an option LLVM does not know is ignored: the C API parses silently). */
-    /* LLVM 22.1.8's loop vectoriser drops a needed run-time check when a loop holds two masked (truncating) uses
-     * of its induction variable of different widths in one order: a 32-bit shared-memory address then
-     * `tab[i & 7]` became one 16-lane load of tab, lanes 8..15 past its end (tests/llvm/exec/vectorizer_masked_iv:
-     * an 8-word table read over 200 iterations). No loop vectorised under a SCEV predicate is the only
-     * setting that avoids it; loops that need no predicate still vectorise. */
-    llvm_add_global_option("-vectorize-scev-check-threshold=0");
     const char *extra = getenv("P2N_LLVM_ARGS");
     char *copy = extra && *extra ? strdup(extra) : NULL;
     int argc = 1;
@@ -226,11 +220,7 @@ static LLVMErrorRef pass_error(llvm_pass_ctx *X) {
 static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const target_desc *t, const p2n_options *opt) {
     llvm_pass_ctx X = {.C = LLVMGetModuleContext(M), .M = M, .TM = TM, .t = t, .opt = opt};
     if (!llvm_run_passes(t->pre_opt, &X) || !llvm_run_passes(shared_pre_opt, &X)) return pass_error(&X);
-    char pipeline[32];
-    snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level < 0 ? 0 : opt->opt_level > 3 ? 3 : opt->opt_level);
-    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-    LLVMErrorRef e = LLVMRunPasses(M, pipeline, TM, po);
-    LLVMDisposePassBuilderOptions(po);
+    LLVMErrorRef e = p2n_run_default_pipeline(M, TM, opt->opt_level);
     if (!e && !llvm_run_passes(t->post_opt, &X)) e = pass_error(&X);
     return e;
 }

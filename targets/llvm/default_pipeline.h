@@ -1,0 +1,13 @@
+// default_pipeline.h — LLVM's default<On> pipeline with our passes at its extension points (default_pipeline.cpp).
+#pragma once
+#include <llvm-c/Error.h>
+#include <llvm-c/TargetMachine.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* level clamped to 0..3; the error (none: LLVMErrorSuccess) is the caller's to consume */
+LLVMErrorRef p2n_run_default_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, int level);
+#ifdef __cplusplus
+}
+#endif
