@@ -1,6 +1,6 @@
 #!/bin/sh
 # check-vectorizer-masked-iv.sh HARNESS LIBCUDA_DIR SRC_DIR — the LLVM 22.1.8 loop-vectoriser miscompile that
-# targets/llvm/codegen.c guards against (-vectorize-scev-check-threshold=0): vectorizer_masked_iv/ptx/k.ptx reads an
+# targets/llvm/scalar_mixed_width_ivs.cpp guards against (such loops stay scalar): vectorizer_masked_iv/ptx/k.ptx reads an
 # 8-word table at i & 7 for 200 iterations after a 32-bit shared-memory store, one thread, through the CPU
 # backend's JIT (host-native: the 16-lane vectors of AVX-512 machines showed it; elsewhere the check still holds);
 # every word must be 10 + (i & 7).
