@@ -204,10 +204,12 @@ static bool pass_split_long_blocks(llvm_pass_ctx *X) {
     return true;
 }
 
-/* before the optimiser, shared by every target at -O1 and above: addresses as GEPs (rewrite_addr.c) */
+/* before the optimiser, shared by every target at -O1 and above: addresses as GEPs (rewrite_addr.c), one f32 NaN
+ * canonicalisation per arithmetic chain (defer_nan_canon.c) */
 static const llvm_pass shared_pre_opt[] = {
     {"split-long-blocks", pass_split_long_blocks, false},
     {"rewrite-addrs", llvm_pass_rewrite_addrs, false},
+    {"defer-nan-canon", llvm_pass_defer_nan_canon, false},
     {NULL, NULL, false},
 };
 

@@ -44,5 +44,6 @@ bool llvm_run_passes(const llvm_pass *list, llvm_pass_ctx *X);
 /* Shared passes that targets list. */
 bool llvm_pass_eliminate_recursion(llvm_pass_ctx *X); /* when opt->device_lacks | t->always_lacks has RECURSION */
 bool llvm_pass_rewrite_addrs(llvm_pass_ctx *X);       /* rewrite_addr.c, -O1 and above */
+bool llvm_pass_defer_nan_canon(llvm_pass_ctx *X);     /* defer_nan_canon.c, -O1 and above */
 
 #endif
