@@ -14,9 +14,9 @@
  *    are host pointers and `host_access` is 1: the stub then copies with memcpy and needs no copy hooks.
  *  - Code objects: the stub compiles PTX with p2n_compile(arch = ops->code_arch) and hands the bytes to
  *    module_load. A fatbin `.p2n_native` payload for `code_arch` is handed over the same way.
- *  - Launches run to completion in `launch` (asynchrony, if any, is the backend's business: a backend with
- *    real queues implements `stream_*` hooks; the CPU backend has none and the stub treats every stream
- *    as synchronous).
+ *  - Launches run to completion in `launch`; the stub gives each stream the application created a thread of
+ *    its own that calls it (stream_queue.c), so `launch`, the copy hooks and `memset` may be called from
+ *    several threads at once.
  */
 #ifndef P2N_DRIVER_BACKEND_H
 #define P2N_DRIVER_BACKEND_H

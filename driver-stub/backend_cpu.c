@@ -3,7 +3,8 @@
  * Device memory is host memory from cpu/cpu_arena.c (mmap'ed, guarded, rounded and aligned as NVIDIA's driver
  * does: 512 bytes up to 1 MiB, 2 MiB above), never the malloc heap; pinned host memory is the same.
  * Device pointers are host pointers (host_access = 1), so the stub copies with memcpy. Launches run the whole
- * grid before returning (cpu_launch_kernel): streams are synchronous on this backend.
+ * grid before returning (cpu_launch_kernel); the stub runs a created stream's launches on that stream's thread
+ * (stream_queue.c).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -108,7 +108,7 @@ void p2n_drv_ctx_flush_printf(p2n_ctx *c)
     pthread_mutex_unlock(&c->printf_lock);
 }
 
-CUresult p2n_drv_ctx_sync(p2n_ctx *c)
+CUresult p2n_drv_ctx_finish(p2n_ctx *c)
 {
     CUresult r = CUDA_SUCCESS;
     if (p2n_drv.be->synchronize)
@@ -117,6 +117,13 @@ CUresult p2n_drv_ctx_sync(p2n_ctx *c)
     if (c->sticky != CUDA_SUCCESS)
         return c->sticky;
     return r;
+}
+
+CUresult p2n_drv_ctx_sync(p2n_ctx *c)
+{
+    CUresult q = p2n_drv_streams_drain(c);   /* every created stream's queue (stream_queue.c) */
+    CUresult r = p2n_drv_ctx_finish(c);
+    return r != CUDA_SUCCESS ? r : q;
 }
 
 /* ---- created contexts ---- */

@@ -4,7 +4,8 @@
  * A handle is the device address of a 32-bit slot of backend device memory. Device code sets the condition with
  * cudaGraphSetConditional(handle, value), an extern function nvcc leaves in the PTX, which the compiler lowers to a
  * store of `value` to the address `handle` (targets/llvm/emit_module.c): no table to look handles up in on the
- * device, the same code on every backend. Streams are synchronous (backend.h), so when graph_exec.c reaches a
+ * device, the same code on every backend. A graph's nodes run one after another on the launching thread
+ * (graph_exec.c, stream_queue.c's inline mode), so when graph_exec.c reaches a
  * conditional node every node before it has finished and the slot holds the value to branch on.
  *
  * A handle belongs to the graph it was made for; that graph's clones and execs share it (CUDA allows one exec of

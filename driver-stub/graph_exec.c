@@ -2,7 +2,8 @@
  * cuGraphUpload, cuGraphExecDestroy/GetFlags, cuGraphExec*NodeSetParams, cuGraphNodeSet/GetEnabled and
  * cuGraphExecUpdate (v1, v2).
  *
- * Streams are synchronous (backend.h): launching an exec runs its nodes in the topological order computed at
+ * Launching an exec runs its nodes on the calling thread, after its stream's queued work (stream_queue.c's
+ * inline mode: the nodes' stream operations are not queued), in the topological order computed at
  * instantiation, each through the entry point its stream operation has (cuLaunchKernel, cuMemcpyAsync, ...), so a
  * node's errors are that entry point's: a kernel's sticky error poisons the context and the launch reports success,
  * the next call the error, as for cuLaunchKernel. cuGraphLaunch on a capturing stream records the exec as a child
@@ -210,7 +211,7 @@ static CUresult run_kernel(const p2n_kernel_node *k, CUstream s)
 
 static CUresult run_graph(const p2n_graph *g, CUstream s, unsigned long long flags);
 
-/* the nodes before it have finished (streams are synchronous): the handle's slot holds the condition */
+/* the nodes before it have finished (they run on this thread): the handle's slot holds the condition */
 static CUresult run_conditional(const p2n_cond_node *k, CUstream s, unsigned long long flags)
 {
     unsigned v;
@@ -307,7 +308,12 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream)
     for (size_t i = 0; i < e->nnodes && !(e->flags & CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH); i++)
         if (e->nodes[i]->type == CU_GRAPH_NODE_TYPE_MEM_ALLOC && p2n_drv_graph_mem_valid(e->nodes[i]->p.alloc))
             return CUDA_ERROR_INVALID_VALUE;
+    /* the nodes run here, in order, after the stream's queued work (each through its stream entry point, which
+     * must not queue it: stream_queue.c's inline mode) */
+    p2n_drv_stream_order(hStream, c);
+    p2n_drv_streams_inline(1);
     r = run_graph(e, hStream, e->flags);
+    p2n_drv_streams_inline(0);
     /* a kernel's asynchronous error poisoned the context during the launch: reported by the next call */
     if (r != CUDA_SUCCESS && r == c->sticky)
         return CUDA_SUCCESS;

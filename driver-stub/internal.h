@@ -74,12 +74,25 @@ typedef struct p2n_stream_attrs {
     CUlaunchAttributeValue value[P2N_STREAM_ATTR_SLOTS];
 } p2n_stream_attrs;
 
+/* one queued operation of an asynchronous stream (stream_queue.c): run() does it on the stream's worker thread,
+ * frees the operation and returns its error (a sticky one it has put on the context itself) */
+typedef struct p2n_op {
+    struct p2n_op *next;
+    CUresult (*run)(struct p2n_op *op, p2n_ctx *c);
+} p2n_op;
+
 typedef struct p2n_stream {
     uint32_t magic;
     p2n_ctx *ctx;
     unsigned flags;
     int priority;
     p2n_stream_attrs attrs;
+    /* stream_queue.c (its q_lock guards them) */
+    p2n_op *q_head, *q_tail;
+    int q_busy, q_stop, q_started;
+    CUresult q_error;               /* the first failure of a queued operation since the last synchronisation */
+    pthread_t q_thread;
+    struct p2n_stream *q_next;      /* the streams with a worker */
 } p2n_stream;
 
 typedef struct p2n_event {
@@ -87,7 +100,9 @@ typedef struct p2n_event {
     p2n_ctx *ctx;
     unsigned flags;
     int recorded;
-    double time_ms;                 /* CLOCK_MONOTONIC at record (work before it has completed: synchronous) */
+    double time_ms;                 /* CLOCK_MONOTONIC when its record completed (the work before it had) */
+    uint64_t rec_seq, done_seq;     /* records submitted / completed (stream_queue.c's q_lock); equal: complete */
+    unsigned waiters;               /* queued cuStreamWaitEvent operations that name it */
     uint64_t ipc_serial;            /* ipc.c: its number in this process once a handle was made of it, else 0 */
     int ipc_imported;               /* ipc.c: opened from another process's handle */
 } p2n_event;
@@ -125,7 +140,10 @@ P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx(CUcontext explicit_ctx, p2n_ctx **out);
 P2N_DRV_HIDDEN CUresult p2n_drv_get_ctx_nosticky(CUcontext explicit_ctx, p2n_ctx **out);
 P2N_DRV_HIDDEN void p2n_drv_ctx_printf(void *user, const char *text, size_t len);
 P2N_DRV_HIDDEN void p2n_drv_ctx_flush_printf(p2n_ctx *c);
+/* cuCtxSynchronize: every queue of c drained (stream_queue.c), then ctx_finish: the backend synchronised, printf
+ * output flushed, the sticky error */
 P2N_DRV_HIDDEN CUresult p2n_drv_ctx_sync(p2n_ctx *c);
+P2N_DRV_HIDDEN CUresult p2n_drv_ctx_finish(p2n_ctx *c);
 /* Context release hooks. ctx.c calls no subsystem above it: a file that keeps per-context resources registers its
  * hook (from a constructor), and a context that dies (cuCtxDestroy, last cuDevicePrimaryCtxRelease,
  * cuDevicePrimaryCtxReset) runs the hooks in slot order: P2N_CTX_RELEASE_CLS first and outside the driver lock
@@ -224,6 +242,25 @@ P2N_DRV_HIDDEN CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelPara
 /* stream.c */
 /* Validates a stream handle (NULL, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD = default stream) for context c. */
 P2N_DRV_HIDDEN CUresult p2n_drv_check_stream(CUstream s, p2n_ctx *c);
+/* stream_queue.c: asynchronous streams (the model is at the top of that file) */
+P2N_DRV_HIDDEN int p2n_drv_stream_queues(CUstream s);          /* s queues its work (a created stream) */
+P2N_DRV_HIDDEN CUresult p2n_drv_stream_enqueue(CUstream s, p2n_op *op);
+/* before an operation on stream s runs on the calling thread: what it must follow has finished; returns the
+ * kept error of a queued operation (the caller may ignore it: it is reported again by a synchronisation) */
+P2N_DRV_HIDDEN CUresult p2n_drv_stream_order(CUstream s, p2n_ctx *c);
+P2N_DRV_HIDDEN CUresult p2n_drv_stream_wait(CUstream s);        /* s idle; its kept error, cleared */
+P2N_DRV_HIDDEN int p2n_drv_stream_busy(CUstream s);
+P2N_DRV_HIDDEN CUresult p2n_drv_streams_drain(p2n_ctx *c);      /* every queue of c (NULL: all) idle */
+P2N_DRV_HIDDEN void p2n_drv_stream_stop(p2n_stream *s);         /* idle, then its worker ends */
+/* on: this thread runs every stream operation itself, unordered, until off (cuGraphLaunch's nodes, which it has
+ * ordered as a whole) */
+P2N_DRV_HIDDEN void p2n_drv_streams_inline(int on);
+P2N_DRV_HIDDEN int p2n_drv_stream_is_own_worker(const p2n_stream *s); /* called from s's own worker thread */
+/* the queues' lock and condition, for event state: wait_until calls done(arg) under the lock until true;
+ * unlock wakes every waiter */
+P2N_DRV_HIDDEN void p2n_drv_streams_wait_until(int (*done)(void *), void *arg);
+P2N_DRV_HIDDEN void p2n_drv_streams_lock(void);
+P2N_DRV_HIDDEN void p2n_drv_streams_unlock(void);
 /* access-policy windows (stream and kernel-node attributes, cuLaunchKernelEx): hints, checked as CUDA checks them */
 enum { P2N_MAX_PERSISTING_L2 = 20971520, P2N_MAX_ACCESS_POLICY_WINDOW = 134217728 };
 P2N_DRV_HIDDEN CUresult p2n_drv_check_access_policy_window(const CUaccessPolicyWindow *w);

@@ -1,6 +1,7 @@
 /* launch.c — cuLaunchKernel (kernelParams and `extra`), cuLaunchKernelEx, function attributes, occupancy.
  *
- * Launches run to completion inside the call (the CPU backend has no queues). Errors that CUDA reports
+ * A launch on a created stream is queued there (stream_queue.c); others run to completion inside the call. Errors
+ * that CUDA reports
  * asynchronously (trap → LAUNCH_FAILED, assert → ASSERT, bad address → ILLEGAL_ADDRESS) make the launch call
  * itself succeed and poison the context: the next call that uses it (cuCtxSynchronize, a copy, ...) returns
  * the error, and so does every later one until the context is destroyed or the primary context reset —
@@ -105,6 +106,32 @@ CUresult p2n_drv_pack_params(const p2n_func *f, void **kernelParams, void **extr
 
 static CUresult cooperative_grid_fits(p2n_func *f, const unsigned grid[3], uint64_t threads, unsigned shmem);
 
+/* one launch with its own copy of the arguments: run here (default streams) or queued (stream_queue.c) */
+typedef struct op_launch {
+    p2n_op op;
+    p2n_func *f;
+    p2n_bk_launch l;
+} op_launch;
+
+static CUresult run_launch(p2n_op *op, p2n_ctx *c)
+{
+    op_launch *o = (op_launch *)op;
+    char *err = NULL;
+    CUresult r = p2n_drv.be->launch(o->f->bk, &o->l, &err);
+    free((void *)o->l.params);
+    free(o);
+    if (r != CUDA_SUCCESS && err && (r == CUDA_ERROR_ASSERT || p2n_drv_verbose())) {
+        /* CUDA prints failed device assertions on stderr; other messages only when asked */
+        fprintf(stderr, "%s%s", err, err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
+    }
+    free(err);
+    if (is_sticky(r)) {
+        c->sticky = r;
+        return CUDA_SUCCESS;   /* reported at the next call, as on a GPU */
+    }
+    return r;
+}
+
 /* cluster_dims: the launch names cluster dimensions (cuLaunchKernelEx's CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION);
  * cooperative: cuLaunchCooperativeKernel or CU_LAUNCH_ATTRIBUTE_COOPERATIVE (all blocks at once, grid.sync()) */
 static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned block[3], unsigned shmem,
@@ -173,7 +200,14 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
         return r;
     if (p2n_drv_capture_active(hStream))   /* a kernel node with a copy of the arguments instead (graph.h) */
         return p2n_drv_capture_kernel(hStream, f, cluster_dims, cooperative, grid, block, shmem, params);
-    p2n_bk_launch l = {
+    op_launch *o = calloc(1, sizeof *o);
+    if (!o) {
+        free(params);
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    o->op.run = run_launch;
+    o->f = f;
+    o->l = (p2n_bk_launch){
         .grid = {grid[0], grid[1], grid[2]},
         .block = {block[0], block[1], block[2]},
         .dynamic_shared_bytes = shmem,
@@ -185,19 +219,10 @@ static CUresult launch(CUfunction hf, const unsigned grid[3], const unsigned blo
         .launch_flags = (cluster_dims || f->info.cluster_dims_fixed ? P2N_LAUNCH_CLUSTER : 0) |
                         (cooperative ? P2N_LAUNCH_COOPERATIVE : 0),
     };
-    char *err = NULL;
-    r = p2n_drv.be->launch(f->bk, &l, &err);
-    free(params);
-    if (r != CUDA_SUCCESS && err && (r == CUDA_ERROR_ASSERT || p2n_drv_verbose())) {
-        /* CUDA prints failed device assertions on stderr; other messages only when asked */
-        fprintf(stderr, "%s%s", err, err[0] && err[strlen(err) - 1] == '\n' ? "" : "\n");
-    }
-    free(err);
-    if (is_sticky(r)) {
-        c->sticky = r;
-        return CUDA_SUCCESS;   /* reported at the next call, as on a GPU */
-    }
-    return r;
+    if (p2n_drv_stream_queues(hStream))    /* a created stream: its thread runs it (stream_queue.c) */
+        return p2n_drv_stream_enqueue(hStream, &o->op);
+    p2n_drv_stream_order(hStream, c);
+    return run_launch(&o->op, c);
 }
 
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,

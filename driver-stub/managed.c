@@ -10,7 +10,8 @@
  * documents cuMemRangeGetAttribute(s): the advice in force and the last location asked for, for every page of the
  * queried range (or "invalid" where the pages disagree). Where kernels read any host memory
  * (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS = 1) prefetch/advice of pageable memory is accepted and not
- * remembered. Streams are synchronous (stream.c): a prefetch is complete when it returns.
+ * remembered. A prefetch, advice or attachment changes nothing here, so it neither waits for nor is queued on
+ * its stream (stream_queue.c).
  */
 #include <stdlib.h>
 #include <string.h>

@@ -11,8 +11,9 @@
  * Managed memory (managed.c), pool blocks (mempool.c) and mapped VMM ranges (vmm.c) are entries too; their files
  * own the storage, and an entry of theirs that cuMemFree or a dying context removes goes to their release hook.
  *
- * Streams: every *Async call runs to completion before it returns (see stream.c); an async call is an
- * ordinary call plus a stream-handle check.
+ * Streams: a 1-D *Async copy or memset on a created stream is queued on it (stream_queue.c); every other
+ * operation on a stream runs to completion before it returns, after what it must follow (p2n_drv_stream_order).
+ * Frees wait for every queue first (the memory may still be in use there).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -251,6 +252,7 @@ static CUresult free_kind(uint64_t p, int kind, unsigned alt_kinds)
     p2n_alloc a;
     if (!p2n_drv_alloc_find(p, 0, &a) || a.base != p || (a.kind != kind && !(alt_kinds & (1u << a.kind))))
         return CUDA_ERROR_INVALID_VALUE;
+    p2n_drv_streams_drain(NULL);   /* queued work may still use it (CUDA's frees wait for the device too) */
     p2n_drv_alloc_remove(p);
     if (a.kind == P2N_ALLOC_DEVICE)
         p2n_drv.be->mem_free((void *)(uintptr_t)p);
@@ -498,6 +500,67 @@ static CUresult copy_prologue(CUstream s, p2n_ctx **c)
     return r != CUDA_SUCCESS ? r : p2n_drv_capture_legacy_check(s);
 }
 
+/* ---- copies and memsets of a created stream run on its thread (stream_queue.c) ---- */
+
+enum { COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HOST };
+
+static CUresult copy_now(int kind, uint64_t dst, uint64_t src, size_t n)
+{
+    void *d = (void *)(uintptr_t)dst;
+    const void *sp = (const void *)(uintptr_t)src;
+    if (kind == COPY_HTOD && p2n_drv.be->memcpy_htod)
+        return p2n_drv.be->memcpy_htod(dst, sp, n);
+    if (kind == COPY_DTOH && p2n_drv.be->memcpy_dtoh)
+        return p2n_drv.be->memcpy_dtoh(d, src, n);
+    if (kind == COPY_DTOD && p2n_drv.be->memcpy_dtod)
+        return p2n_drv.be->memcpy_dtod(dst, src, n);
+    memmove(d, sp, n);
+    return CUDA_SUCCESS;
+}
+
+typedef struct op_copy {
+    p2n_op op;
+    int kind;
+    uint64_t dst, src;
+    size_t n;
+    void *staging;   /* a pageable source's bytes as they were at the call (CUDA stages those) */
+} op_copy;
+
+static CUresult run_copy(p2n_op *op, p2n_ctx *c)
+{
+    (void)c;
+    op_copy *o = (op_copy *)op;
+    CUresult r = copy_now(o->kind, o->dst, o->staging ? (uint64_t)(uintptr_t)o->staging : o->src, o->n);
+    free(o->staging);
+    free(o);
+    return r;
+}
+
+/* a copy on stream s: queued on a created stream, else done here after what it must follow. A pageable host
+ * source is copied at the call (the caller may reuse it when the call returns); a pageable host destination
+ * makes the copy synchronous (CUDA: device-to-pageable copies return when done). */
+static CUresult copy_on(CUstream s, p2n_ctx *c, int kind, uint64_t dst, uint64_t src, size_t n)
+{
+    int pageable_src = kind == COPY_HTOD && !p2n_drv_alloc_find(src, n, NULL);
+    int pageable_dst = (kind == COPY_DTOH || kind == COPY_HOST) && !p2n_drv_alloc_find(dst, n, NULL);
+    if (p2n_drv_stream_queues(s) && !pageable_dst) {
+        op_copy *o = calloc(1, sizeof *o);
+        if (!o)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        *o = (op_copy){.op.run = run_copy, .kind = kind, .dst = dst, .src = src, .n = n};
+        if (pageable_src) {
+            if (!(o->staging = malloc(n))) {
+                free(o);
+                return CUDA_ERROR_OUT_OF_MEMORY;
+            }
+            memcpy(o->staging, (const void *)(uintptr_t)src, n);
+        }
+        return p2n_drv_stream_enqueue(s, &o->op);
+    }
+    p2n_drv_stream_order(s, c);
+    return copy_now(kind, dst, src, n);
+}
+
 static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync)
 {
     p2n_ctx *c;
@@ -510,10 +573,7 @@ static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, (CUdeviceptr)(uintptr_t)src, n);
-    if (p2n_drv.be->memcpy_htod)
-        r = p2n_drv.be->memcpy_htod(dst, src, n);
-    else
-        memmove((void *)(uintptr_t)dst, src, n);
+    r = copy_on(s, c, COPY_HTOD, dst, (uint64_t)(uintptr_t)src, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -531,10 +591,7 @@ static CUresult do_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s, int sy
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, (CUdeviceptr)(uintptr_t)dst, src, n);
-    if (p2n_drv.be->memcpy_dtoh)
-        r = p2n_drv.be->memcpy_dtoh(dst, src, n);
-    else
-        memmove(dst, (const void *)(uintptr_t)src, n);
+    r = copy_on(s, c, COPY_DTOH, (uint64_t)(uintptr_t)dst, src, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -552,10 +609,7 @@ static CUresult do_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, src, n);
-    if (p2n_drv.be->memcpy_dtod)
-        r = p2n_drv.be->memcpy_dtod(dst, src, n);
-    else
-        memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
+    r = copy_on(s, c, COPY_DTOD, dst, src, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -584,8 +638,7 @@ static CUresult do_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, src, n);
-    memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-    return CUDA_SUCCESS;
+    return copy_on(s, c, COPY_HOST, dst, src, n);
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -637,6 +690,25 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr_v1 dstDevice, CUdeviceptr_v1 srcDevice, u
 
 /* ---- memset ---- */
 
+static CUresult memset_now(CUdeviceptr dst, uint32_t value, unsigned esize, size_t count);
+
+typedef struct op_memset {
+    p2n_op op;
+    CUdeviceptr dst;
+    uint32_t value;
+    unsigned esize;
+    size_t count;
+} op_memset;
+
+static CUresult run_memset(p2n_op *op, p2n_ctx *c)
+{
+    (void)c;
+    op_memset *o = (op_memset *)op;
+    CUresult r = memset_now(o->dst, o->value, o->esize, o->count);
+    free(o);
+    return r;
+}
+
 static CUresult do_memset(CUdeviceptr dst, uint32_t value, unsigned esize, size_t count, CUstream s)
 {
     p2n_ctx *c;
@@ -649,6 +721,19 @@ static CUresult do_memset(CUdeviceptr dst, uint32_t value, unsigned esize, size_
         return CUDA_ERROR_INVALID_VALUE;
     if (p2n_drv_capture_active(s))
         return p2n_drv_capture_memset(s, dst, count * esize, value, esize, count, 1);
+    if (p2n_drv_stream_queues(s)) {
+        op_memset *o = calloc(1, sizeof *o);
+        if (!o)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        *o = (op_memset){.op.run = run_memset, .dst = dst, .value = value, .esize = esize, .count = count};
+        return p2n_drv_stream_enqueue(s, &o->op);
+    }
+    p2n_drv_stream_order(s, c);
+    return memset_now(dst, value, esize, count);
+}
+
+static CUresult memset_now(CUdeviceptr dst, uint32_t value, unsigned esize, size_t count)
+{
     if (p2n_drv.be->memset)
         return p2n_drv.be->memset(dst, &value, esize, count);
     uint8_t *p = (uint8_t *)(uintptr_t)dst;

@@ -8,7 +8,8 @@
  * A copy is checked whole before a byte moves: array ends within the array, device ends within one allocation
  * (a bad shape is CUDA_ERROR_INVALID_VALUE, never a stray write). Rows then move one by one through
  * p2n_drv_copy_bytes (backend copy hooks or memmove), or in one piece when both sides are contiguous.
- * Streams are synchronous (stream.c), so an *Async copy is the same copy after a stream-handle check.
+ * An *Async 2-D/3-D copy runs here, after its stream's queued work (p2n_drv_stream_order, stream_queue.c): the
+ * same copy after a stream-handle check.
  */
 #include <string.h>
 
@@ -141,6 +142,8 @@ static CUresult do_3d(const CUDA_MEMCPY3D *p, CUstream s, int sync)
     if (r == CUDA_SUCCESS && !sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy(s, p);   /* a memcpy node instead (graph.h) */
     if (r == CUDA_SUCCESS)
+        p2n_drv_stream_order(s, c);            /* runs here, after its stream's queued work */
+    if (r == CUDA_SUCCESS)
         r = copy_shape(&dst, &src, p->WidthInBytes, p->Height, p->Depth);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
@@ -268,6 +271,7 @@ static CUresult do_linear(int dk, const void *dh, CUdeviceptr dd, CUarray da, si
         return r;
     if (!sync && p2n_drv_capture_active(s))
         return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;   /* array copies are not captured (api-status.txt) */
+    p2n_drv_stream_order(s, c);
     span dst, src;
     r = dk == E_HOST ? host_span(dh, &dst) : dk == E_DEV ? device_span(dd, n, &dst) : array_span(da, doff, n, &dst);
     if (r == CUDA_SUCCESS)

@@ -4,8 +4,8 @@
  * A pool hands out blocks of backend device memory (mem_alloc, so every backend has pools). A freed block goes
  * back to its pool, which keeps freed blocks for reuse while the memory it holds (CU_MEMPOOL_ATTR_RESERVED_MEM_*:
  * blocks in use and kept) stays within its release threshold, and gives the rest back to the backend, largest
- * first: what users of cudaMallocAsync measure. Streams are synchronous (stream.c), so a free has completed when
- * cuMemFreeAsync returns: the block is reusable at once by any stream, whatever the reuse flags say (they are
+ * first: what users of cudaMallocAsync measure. cuMemFreeAsync runs after its stream's queued work
+ * (p2n_drv_stream_order, stream_queue.c), so a free has completed when it returns: the block is reusable at once by any stream, whatever the reuse flags say (they are
  * kept for cuMemPoolGetAttribute), and a pool trims to its threshold at the free rather than at the next
  * synchronisation as CUDA does. Blocks in use are in the allocation table (P2N_ALLOC_POOL, owner = the pool), so
  * copies, launches, pointer attributes (MEMPOOL_HANDLE) and cuMemFree know them.
@@ -298,6 +298,7 @@ static CUresult free_async(CUdeviceptr dptr, CUstream s)
         return r;
     if (p2n_drv_capture_active(s))   /* a graph memory free node (graph_memnode.c checks the pointer) */
         return p2n_drv_capture_mem_free(s, dptr);
+    p2n_drv_stream_order(s, c);      /* the stream's queued work may still use it */
     p2n_alloc a;
     /* only stream-ordered allocations and graph allocations; taken out of the table at once, so a second free of
      * it fails */

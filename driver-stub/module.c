@@ -744,6 +744,7 @@ CUresult cuModuleUnload(CUmodule hmod)
     if (!p2n_drv_is_live(hmod, P2N_MAGIC_MODULE))
         return CUDA_ERROR_INVALID_HANDLE;
     p2n_module *m = (p2n_module *)hmod;
+    p2n_drv_streams_drain(m->ctx);   /* queued launches of its kernels finish first */
     if (m->ctx)
         p2n_drv_ctx_flush_printf(m->ctx);
     p2n_drv_module_destroy(m);

@@ -1,11 +1,9 @@
 /* stream.c — streams, events, host functions.
  *
- * Execution model on the CPU backend: every operation submitted to any stream (copies, memsets, kernel
- * launches, host functions) has completed when the submitting call returns. Streams therefore only carry
- * their flags/priority and are validated; cuStreamQuery always reports CUDA_SUCCESS; cuStreamWaitEvent is
- * satisfied immediately; an event records the time of cuEventRecord (all earlier work is done by then), so
- * cuEventElapsedTime measures the host-side time between the two records, launches included. Ordering between
- * streams is program order, which is one of the orders CUDA allows.
+ * Execution model: a stream the application created runs its work on a thread of its own (stream_queue.c, where
+ * the model is described); the default streams run it on the calling thread. An event record is an operation of
+ * its stream: it completes (and takes its time) when the work before it has; cuStreamWaitEvent on a created
+ * stream queues a wait for that completion, on a default stream the calling thread waits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,7 +48,11 @@ static void obj_remove(void *o)
 
 static void p2n_drv_stream_release_ctx(p2n_ctx *c)
 {
+    p2n_drv_streams_drain(c);
     pthread_mutex_lock(&obj_lock);
+    for (size_t i = 0; i < nobjs; i++)
+        if (*(uint32_t *)objs[i] == P2N_MAGIC_STREAM && ((p2n_stream *)objs[i])->ctx == c)
+            p2n_drv_stream_stop(objs[i]);
     size_t j = 0;
     for (size_t i = 0; i < nobjs; i++) {
         uint32_t magic = *(uint32_t *)objs[i];
@@ -132,7 +134,10 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     if (!p2n_drv_is_live(hStream, P2N_MAGIC_STREAM))
         return CUDA_ERROR_INVALID_HANDLE;
     p2n_stream *s = (p2n_stream *)hStream;
+    if (p2n_drv_stream_is_own_worker(s))
+        return CUDA_ERROR_NOT_PERMITTED;   /* from its own host function (CUDA forbids API calls there) */
     p2n_drv_capture_stream_gone(hStream);
+    p2n_drv_stream_stop(s);                /* its work finishes first (CUDA: it does, after the call returns) */
     obj_remove(s);
     p2n_drv_unregister(s);
     s->magic = 0;
@@ -156,7 +161,9 @@ static CUresult stream_sync(CUstream hStream)
         r = p2n_drv_capture_sync_check(hStream);   /* a capturing stream has nothing to wait for */
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_ctx_sync(c);
+    CUresult q = p2n_drv_stream_wait(hStream);     /* a created stream's queue (the default streams have none) */
+    r = p2n_drv_ctx_finish(c);
+    return r != CUDA_SUCCESS ? r : q;
 }
 
 CUresult cuStreamSynchronize(CUstream hStream) { return stream_sync(hStream); }
@@ -169,11 +176,83 @@ static CUresult stream_query(CUstream hStream)
     if (r != CUDA_SUCCESS)
         return r;
     r = p2n_drv_check_stream(hStream, c);
-    return r != CUDA_SUCCESS ? r : p2n_drv_capture_sync_check(hStream);   /* all work is complete */
+    if (r == CUDA_SUCCESS)
+        r = p2n_drv_capture_sync_check(hStream);
+    if (r != CUDA_SUCCESS)
+        return r;
+    if (p2n_drv_stream_busy(hStream))
+        return CUDA_ERROR_NOT_READY;
+    return p2n_drv_stream_wait(hStream);   /* idle: its kept error, if any */
 }
 
 CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream); }
 CUresult cuStreamQuery_ptsz(CUstream hStream) { return stream_query(hStream); }
+
+/* ---- event completion (stream_queue.c's lock guards rec_seq / done_seq / waiters / time_ms) ---- */
+
+typedef struct event_wait {
+    p2n_event *e;
+    uint64_t seq;
+} event_wait;
+
+static int event_reached(void *arg)
+{
+    event_wait *w = arg;
+    return w->e->done_seq >= w->seq;
+}
+
+static int event_unused(void *arg)
+{
+    p2n_event *e = arg;
+    return e->done_seq >= e->rec_seq && e->waiters == 0;
+}
+
+/* the event's latest record, as a target to wait for */
+static uint64_t event_target(p2n_event *e)
+{
+    p2n_drv_streams_lock();
+    uint64_t seq = e->rec_seq;
+    p2n_drv_streams_unlock();
+    return seq;
+}
+
+typedef struct op_wait_event {
+    p2n_op op;
+    event_wait w;
+} op_wait_event;
+
+static CUresult run_wait_event(p2n_op *op, p2n_ctx *c)
+{
+    (void)c;
+    op_wait_event *o = (op_wait_event *)op;
+    p2n_drv_streams_wait_until(event_reached, &o->w);
+    p2n_drv_streams_lock();
+    o->w.e->waiters--;
+    p2n_drv_streams_unlock();
+    free(o);
+    return CUDA_SUCCESS;
+}
+
+/* work submitted to hStream from now on waits for e's latest record */
+static CUresult wait_for_event(CUstream hStream, p2n_event *e)
+{
+    event_wait w = {e, event_target(e)};
+    if (event_reached(&w))
+        return CUDA_SUCCESS;
+    if (!p2n_drv_stream_queues(hStream)) {
+        p2n_drv_streams_wait_until(event_reached, &w);
+        return CUDA_SUCCESS;
+    }
+    op_wait_event *o = calloc(1, sizeof *o);
+    if (!o)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    o->op.run = run_wait_event;
+    o->w = w;
+    p2n_drv_streams_lock();
+    e->waiters++;
+    p2n_drv_streams_unlock();
+    return p2n_drv_stream_enqueue(hStream, &o->op);
+}
 
 static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned flags)
 {
@@ -195,7 +274,11 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned fla
     }
     int captured = 0;   /* an event recorded in a capture: fork into / join the capture */
     r = p2n_drv_capture_wait_event(hStream, hEvent, &captured);
-    return r != CUDA_SUCCESS || captured ? r : p2n_drv_capture_legacy_check(hStream);
+    if (r == CUDA_SUCCESS && !captured)
+        r = p2n_drv_capture_legacy_check(hStream);
+    if (r != CUDA_SUCCESS || captured)
+        return r;
+    return wait_for_event(hStream, (p2n_event *)hEvent);
 }
 
 CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
@@ -488,6 +571,40 @@ CUresult cuStreamGetCtx_v2(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreen
 CUresult cuStreamGetCtx_v2_ptsz(CUstream hStream, CUcontext *pCtx, CUgreenCtx *pGreenCtx)
 { return stream_get_ctx_v2(hStream, pCtx, pGreenCtx); }
 
+typedef struct op_host_call {
+    p2n_op op;
+    CUstream stream;
+    CUhostFn fn;                 /* or */
+    CUstreamCallback callback;   /* (with the context's status, as CUDA passes it) */
+    void *user;
+} op_host_call;
+
+/* host functions of different streams run one at a time, as CUDA's one callback thread runs them (programs
+ * count on it: counters updated without atomics) */
+static pthread_mutex_t host_call_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static CUresult run_host_call(p2n_op *op, p2n_ctx *c)
+{
+    op_host_call *o = (op_host_call *)op;
+    pthread_mutex_lock(&host_call_lock);
+    if (o->fn)
+        o->fn(o->user);
+    else
+        o->callback(o->stream, c->sticky, o->user);
+    pthread_mutex_unlock(&host_call_lock);
+    free(o);
+    return CUDA_SUCCESS;
+}
+
+static CUresult queue_host_call(CUstream s, CUhostFn fn, CUstreamCallback callback, void *user)
+{
+    op_host_call *o = calloc(1, sizeof *o);
+    if (!o)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *o = (op_host_call){.op.run = run_host_call, .stream = s, .fn = fn, .callback = callback, .user = user};
+    return p2n_drv_stream_enqueue(s, &o->op);
+}
+
 static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
 {
     p2n_ctx *c;
@@ -504,6 +621,9 @@ static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *userData)
         return r;
     if (p2n_drv_capture_active(hStream))
         return p2n_drv_capture_host(hStream, fn, NULL, userData);
+    if (p2n_drv_stream_queues(hStream))
+        return queue_host_call(hStream, fn, NULL, userData);
+    p2n_drv_stream_order(hStream, c);
     fn(userData);
     return CUDA_SUCCESS;
 }
@@ -529,6 +649,9 @@ static CUresult stream_add_callback(CUstream hStream, CUstreamCallback callback,
         return r;
     if (p2n_drv_capture_active(hStream))
         return p2n_drv_capture_host(hStream, NULL, callback, userData);
+    if (p2n_drv_stream_queues(hStream))
+        return queue_host_call(hStream, NULL, callback, userData);
+    p2n_drv_stream_order(hStream, c);
     callback(hStream, c->sticky, userData);
     return CUDA_SUCCESS;
 }
@@ -573,6 +696,32 @@ static CUresult get_event(CUevent h, p2n_event **out)
     return CUDA_SUCCESS;
 }
 
+static void complete_record(p2n_event *e, uint64_t seq)
+{
+    double t = p2n_drv_now_ms();
+    p2n_drv_streams_lock();
+    if (seq > e->done_seq) {   /* (a later record may have completed first on another stream) */
+        e->done_seq = seq;
+        e->time_ms = t;
+    }
+    p2n_drv_streams_unlock();
+}
+
+typedef struct op_event_record {
+    p2n_op op;
+    p2n_event *e;
+    uint64_t seq;
+} op_event_record;
+
+static CUresult run_event_record(p2n_op *op, p2n_ctx *c)
+{
+    (void)c;
+    op_event_record *o = (op_event_record *)op;
+    complete_record(o->e, o->seq);
+    free(o);
+    return CUDA_SUCCESS;
+}
+
 static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned flags)
 {
     p2n_ctx *c;
@@ -598,8 +747,19 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned flags)
                    ? p2n_drv_capture_event_node(hStream, hEvent, CU_GRAPH_NODE_TYPE_EVENT_RECORD)
                    : p2n_drv_capture_event_record(hStream, hEvent);
     p2n_drv_capture_event_use(hEvent, 1);  /* recorded outside a capture again */
+    p2n_drv_streams_lock();
     e->recorded = 1;
-    e->time_ms = p2n_drv_now_ms();
+    uint64_t seq = ++e->rec_seq;
+    p2n_drv_streams_unlock();
+    if (p2n_drv_stream_queues(hStream)) {
+        op_event_record *o = calloc(1, sizeof *o);
+        if (!o)
+            return CUDA_ERROR_OUT_OF_MEMORY;
+        *o = (op_event_record){.op.run = run_event_record, .e = e, .seq = seq};
+        return p2n_drv_stream_enqueue(hStream, &o->op);
+    }
+    p2n_drv_stream_order(hStream, c);
+    complete_record(e, seq);
     return CUDA_SUCCESS;
 }
 
@@ -618,7 +778,8 @@ CUresult cuEventQuery(CUevent hEvent)
         r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
-    return e->ctx->sticky;
+    event_wait w = {e, event_target(e)};
+    return !event_reached(&w) ? CUDA_ERROR_NOT_READY : e->ctx->sticky;
 }
 
 CUresult cuEventSynchronize(CUevent hEvent)
@@ -629,7 +790,9 @@ CUresult cuEventSynchronize(CUevent hEvent)
         r = p2n_drv_capture_event_use(hEvent, 0);
     if (r != CUDA_SUCCESS)
         return r;
-    return p2n_drv_ctx_sync(e->ctx);
+    event_wait w = {e, event_target(e)};
+    p2n_drv_streams_wait_until(event_reached, &w);
+    return p2n_drv_ctx_finish(e->ctx);
 }
 
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -646,7 +809,13 @@ CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEn
         return CUDA_ERROR_INVALID_HANDLE;
     if (!a->recorded || !b->recorded)
         return CUDA_ERROR_INVALID_HANDLE;
-    *pMilliseconds = (float)(b->time_ms - a->time_ms);
+    p2n_drv_streams_lock();
+    int done = a->done_seq >= a->rec_seq && b->done_seq >= b->rec_seq;
+    double ta = a->time_ms, tb = b->time_ms;
+    p2n_drv_streams_unlock();
+    if (!done)
+        return CUDA_ERROR_NOT_READY;
+    *pMilliseconds = (float)(tb - ta);
     return CUDA_SUCCESS;
 }
 
@@ -662,6 +831,7 @@ CUresult cuEventDestroy_v2(CUevent hEvent)
     if (r != CUDA_SUCCESS)
         return r;
     p2n_drv_capture_event_use(hEvent, 1);
+    p2n_drv_streams_wait_until(event_unused, e);   /* no queued record or wait names it any more */
     obj_remove(e);
     p2n_drv_unregister(e);
     e->magic = 0;
