@@ -119,9 +119,16 @@ CUresult p2n_drv_ctx_finish(p2n_ctx *c)
     return r;
 }
 
+static CUresult (*drain_hook)(p2n_ctx *c);
+
+void p2n_drv_ctx_on_drain(CUresult (*drain)(p2n_ctx *c))
+{
+    drain_hook = drain;
+}
+
 CUresult p2n_drv_ctx_sync(p2n_ctx *c)
 {
-    CUresult q = p2n_drv_streams_drain(c);   /* every created stream's queue (stream_queue.c) */
+    CUresult q = drain_hook ? drain_hook(c) : CUDA_SUCCESS;   /* every created stream's queue (stream_queue.c) */
     CUresult r = p2n_drv_ctx_finish(c);
     return r != CUDA_SUCCESS ? r : q;
 }

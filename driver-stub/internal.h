@@ -163,6 +163,9 @@ P2N_DRV_HIDDEN void p2n_drv_ctx_on_release(p2n_ctx_release_slot slot, void (*hoo
 /* A check cuCtxSynchronize runs first (graph_capture_state.c registers it from a constructor: a synchronisation
  * is an unsafe call while streams capture); its error fails the call. */
 P2N_DRV_HIDDEN void p2n_drv_ctx_on_sync(CUresult (*guard)(void));
+/* What p2n_drv_ctx_sync waits for first (stream_queue.c registers its queue drain from a constructor: ctx.c calls
+ * no subsystem above it). */
+P2N_DRV_HIDDEN void p2n_drv_ctx_on_drain(CUresult (*drain)(p2n_ctx *c));
 
 /* limits.c: what cuCtxSetLimit set (ctx.c checks the context first); p2n_drv_heap_claim is in backend.h */
 P2N_DRV_HIDDEN CUresult p2n_drv_limit_get(CUlimit limit, size_t *pvalue);

@@ -163,6 +163,11 @@ static CUresult drain(p2n_ctx *c, int blocking_only)
 
 CUresult p2n_drv_streams_drain(p2n_ctx *c) { return drain(c, 0); }
 
+__attribute__((constructor)) static void register_drain(void)
+{
+    p2n_drv_ctx_on_drain(p2n_drv_streams_drain);
+}
+
 int p2n_drv_stream_is_own_worker(const p2n_stream *s)
 {
     pthread_mutex_lock(&q_lock);
