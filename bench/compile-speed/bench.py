@@ -13,6 +13,7 @@ import glob
 import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 
