@@ -38,6 +38,20 @@ static void activate(p2n_ctx *c)
     }
 }
 
+static CUresult (*drain_hook)(p2n_ctx *c);
+
+void p2n_drv_ctx_on_drain(CUresult (*drain)(p2n_ctx *c))
+{
+    drain_hook = drain;
+}
+
+/* a dying context's queued stream work finishes first, outside the driver lock (queued operations may need it) */
+static void drain_queues(p2n_ctx *c)
+{
+    if (drain_hook)
+        drain_hook(c);
+}
+
 static void release_resources(p2n_ctx *c)
 {
     if (p2n_drv.be && p2n_drv.be->synchronize)
@@ -117,13 +131,6 @@ CUresult p2n_drv_ctx_finish(p2n_ctx *c)
     if (c->sticky != CUDA_SUCCESS)
         return c->sticky;
     return r;
-}
-
-static CUresult (*drain_hook)(p2n_ctx *c);
-
-void p2n_drv_ctx_on_drain(CUresult (*drain)(p2n_ctx *c))
-{
-    drain_hook = drain;
 }
 
 CUresult p2n_drv_ctx_sync(p2n_ctx *c)
@@ -206,6 +213,7 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
     if (c->is_primary)
         return CUDA_ERROR_INVALID_CONTEXT;
     run_release_hook(P2N_CTX_RELEASE_CLS, c);
+    drain_queues(c);
     release_resources(c);
     remove_from_stack(c);
     p2n_drv_unregister(c);
@@ -473,8 +481,10 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     int last = --c->refcount == 0;
     pthread_mutex_unlock(&p2n_drv.lock);
     /* cudart's per-context state goes first (its destructors may call the driver: outside the lock) */
-    if (last)
+    if (last) {
         run_release_hook(P2N_CTX_RELEASE_CLS, c);
+        drain_queues(c);
+    }
     pthread_mutex_lock(&p2n_drv.lock);
     if (last && c->refcount == 0)
         release_resources(c);
@@ -494,6 +504,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
         return r;
     p2n_ctx *c = &p2n_drv.primary[dev];
     run_release_hook(P2N_CTX_RELEASE_CLS, c);   /* before the lock: cudart's destructors may call the driver */
+    drain_queues(c);
     pthread_mutex_lock(&p2n_drv.lock);
     release_resources(c);
     c->refcount = 0;

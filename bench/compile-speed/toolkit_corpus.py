@@ -64,7 +64,9 @@ def extract(fatbin_tool, work):
             continue
         d = os.path.join(work, lib)
         os.makedirs(d, exist_ok=True)
-        subprocess.run([fatbin_tool, "extract", path, "-o", d], stdout=subprocess.DEVNULL, check=True)
+        # (its notes name the LTO-IR entries it cannot decode: NVIDIA's private compression; not PTX, not needed)
+        subprocess.run([fatbin_tool, "extract", path, "-o", d], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       check=True)
         for f in os.listdir(d):   # keep the PTX only (the cubins are most of the bytes)
             if not f.endswith(".ptx"):
                 os.unlink(os.path.join(d, f))
@@ -111,6 +113,7 @@ def main():
     ap.add_argument("--reps", type=int, default=1, help="best of N runs (default 1: the corpus is large)")
     ap.add_argument("--jobs", action="store_true", help="also -j2 against -j1 (CPU time of -j1 / wall of -j2)")
     ap.add_argument("--keep", help="extract into this directory and keep it (default: a temporary one)")
+    ap.add_argument("--max-kb", type=int, help="leave out modules above this size (a partial run: say so)")
     a = ap.parse_args()
     build = os.path.abspath(a.build)
     p2n = os.path.join(build, "targets", "ptx2native")
@@ -119,12 +122,17 @@ def main():
     work = a.keep or tempfile.mkdtemp(prefix="p2n-toolkit-corpus.")
     os.makedirs(work, exist_ok=True)
     try:
-        allptx = extract(tool, work)
-        mods = choose(allptx, a.modules)
+        if a.keep and glob.glob(os.path.join(work, "*", "*.ptx")):   # extracted by an earlier run
+            allptx = sorted(glob.glob(os.path.join(work, "*", "*.ptx")))
+        else:
+            allptx = extract(tool, work)
+        pool = [f for f in allptx if not a.max_kb or os.path.getsize(f) <= a.max_kb * 1024]
+        mods = choose(pool, a.modules)
         total = sum(os.path.getsize(f) for f in allptx)
         print("machine: %d CPUs, load average before: %s" % (os.cpu_count(), " ".join("%.2f" % x for x in os.getloadavg())))
-        print("corpus: %d PTX modules, %.1f MB, in %s; %d chosen over the size ranks (%.1f MB)" % (
-            len(allptx), total / 1e6, ", ".join(LIBS), len(mods), sum(os.path.getsize(f) for f in mods) / 1e6))
+        print("corpus: %d PTX modules, %.1f MB, in %s; %d chosen over the size ranks (%.1f MB)%s" % (
+            len(allptx), total / 1e6, ", ".join(LIBS), len(mods), sum(os.path.getsize(f) for f in mods) / 1e6,
+            " of the %d up to %d KB (PARTIAL: larger modules left out)" % (len(pool), a.max_kb) if a.max_kb else ""))
         print("ptxas: %s -O3 -arch=<the module's .target>; ptx2native: %s -O3 -j1; CPU time (user + sys), best of %d\n"
               % (PTXAS, p2n, a.reps))
         print("| module | KB | PTX lines | ptxas s | " + " | ".join("%s s (×)" % x for x in archs) + " |")
