@@ -21,9 +21,13 @@ void spirv_init_llvm(void) {
 
 /* process-global cl::opt, parsed by codegen's init with the other LLVM options (targets.md §2.1): extensions the
  * lowering may need. Relaxed printf: only to keep LLVM 22 from aborting on formats that ARE UniformConstant
- * (spirv_printf.c); spirv_finish drops the OpExtension again. */
+ * (spirv_printf.c); spirv_finish drops the OpExtension again. -slp-max-vf=16: SPIR-V vectors have at most 16
+ * components, and LLVM 22's SPIR-V back end aborts on the 32-lane operations the SLP vectoriser otherwise makes of
+ * 32 results stored in a row (cuFFT's PTX; tests/spirv/slp_wide.ptx). Process-global: other targets in the same
+ * process get at most 16 lanes per SLP tree too (their loop vectoriser is not limited). */
 const char *const spirv_llvm_options[] = {"--spirv-ext=+SPV_INTEL_subgroups,+SPV_EXT_shader_atomic_float_add,"
-                                      "+SPV_EXT_relaxed_printf_string_address_space", NULL};
+                                      "+SPV_EXT_relaxed_printf_string_address_space",
+                                      "-slp-max-vf=16", NULL};
 
 enum { OP_NAME = 5, OP_MEMBER_NAME = 6, OP_STRING = 7, OP_SOURCE = 3, OP_SOURCE_CONT = 2, OP_SOURCE_EXT = 4,
        OP_CAPABILITY = 17, OP_EXTENSION = 10, OP_EXTINST_IMPORT = 11, OP_MEMORY_MODEL = 14, OP_ENTRY_POINT = 15,
