@@ -87,7 +87,10 @@ def ptx_arch(path):
         for line in f:
             m = re.match(r"\s*\.target\s+(sm_\w+)", line)
             if m:
-                return m.group(1).split(",")[0]
+                arch = m.group(1).split(",")[0]
+                # CUDA 13's ptxas starts at sm_75; older targets' PTX compiles for it (forward compatible)
+                num = re.match(r"sm_(\d+)", arch)
+                return "sm_75" if num and int(num.group(1)) < 75 else arch
     return "sm_80"
 
 
