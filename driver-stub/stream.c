@@ -195,6 +195,7 @@ typedef struct event_wait {
     uint64_t seq;
 } event_wait;
 
+/* (stream_queue.c's lock held) */
 static int event_reached(void *arg)
 {
     event_wait *w = arg;
@@ -205,6 +206,15 @@ static int event_unused(void *arg)
 {
     p2n_event *e = arg;
     return e->done_seq >= e->rec_seq && e->waiters == 0;
+}
+
+/* event_reached, taking the lock */
+static int reached_now(event_wait *w)
+{
+    p2n_drv_streams_lock();
+    int r = event_reached(w);
+    p2n_drv_streams_unlock();
+    return r;
 }
 
 /* the event's latest record, as a target to wait for */
@@ -237,7 +247,7 @@ static CUresult run_wait_event(p2n_op *op, p2n_ctx *c)
 static CUresult wait_for_event(CUstream hStream, p2n_event *e)
 {
     event_wait w = {e, event_target(e)};
-    if (event_reached(&w))
+    if (reached_now(&w))
         return CUDA_SUCCESS;
     if (!p2n_drv_stream_queues(hStream)) {
         p2n_drv_streams_wait_until(event_reached, &w);
@@ -779,7 +789,7 @@ CUresult cuEventQuery(CUevent hEvent)
     if (r != CUDA_SUCCESS)
         return r;
     event_wait w = {e, event_target(e)};
-    return !event_reached(&w) ? CUDA_ERROR_NOT_READY : e->ctx->sticky;
+    return !reached_now(&w) ? CUDA_ERROR_NOT_READY : e->ctx->sticky;
 }
 
 CUresult cuEventSynchronize(CUevent hEvent)
