@@ -109,6 +109,9 @@ struct target_desc {
     bool split_b128_memory;    /* ld/st .b128 as two 64-bit halves (no 128-bit scalar accesses) */
     bool no_masked_load;       /* the back end cannot lower llvm.masked.load (LLVM 22's SPIR-V back end aborts on
                                 * it): cp.async zero-fill copies byte by byte instead (emit_mem.c) */
+    bool f64_nan_out_of_line;  /* in functions with many f64 operations, NVIDIA's f64 NaN result is computed on a
+                                * cold path by a helper call (emit_float.c) instead of inline selects: host, SPIR-V
+                                * (calls are cheap there; on AMDGPU a call costs more than the selects) */
     const char *fma_f32_call;  /* the function emission calls for an f32 fma when not llvm.fma (SPIR-V: OpenCL's
                                 * fma): NaN in, NaN out, for defer_nan_canon.c; NULL: none */
     bool fp_atomics_native_ok; /* p2n_options.fp_atomics_native applies (AMDGPU hardware float atomics) */

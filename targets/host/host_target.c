@@ -64,7 +64,7 @@ static const llvm_pass host_pre_codegen[] = {
 #define HOST_COMMON                                                                                          \
     .triple = "x86_64-pc-linux-gnu", .cpu = "x86-64-v2", .wave_size = 32, .code_kind = P2N_CODE_HOST_ELF,   \
     .ready = true, .as_global = 0, .as_shared = 0, .as_local = 0, .as_const = 0, .as_generic = 0,            \
-    .ptr_as = 0, .generic_is_global = true, .smem_in_ctx = true, .rt_table = true, .host_descriptor = true,  \
+    .ptr_as = 0, .generic_is_global = true, .smem_in_ctx = true, .rt_table = true, .host_descriptor = true, .f64_nan_out_of_line = true,  \
     .device_runtime = true,                                                                                  \
     .atomic_b128_native = true, .syncscopes = NULL,                                                          \
     .split_kernels = true, .init_llvm = host_init_llvm, .build_trap = host_build_trap, .lower = host_lower,  \

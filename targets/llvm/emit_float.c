@@ -5,6 +5,8 @@
  * (exact - rounded) is recovered with error-free transformations (TwoSum, exact products in double, FMA
  * residuals), and the rounded result is moved by one ulp when the mode asks for it. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "emit.h"
@@ -598,6 +600,60 @@ static LLVMValueRef f64_quiet(emit_ctx *E, LLVMValueRef v) {
     return LLVMBuildBitCast(BLD, b, E->f64, "");
 }
 
+/* double __p2n_nan_f64_<k>(x0, .., xk-1): NVIDIA's f64 NaN result of an operation whose operands are x0.. in
+ * NVIDIA's order (f_nan_result): the first NaN quieted, else the invalid-operation NaN. Internal, cold, never
+ * inlined: one per module and arity. */
+static LLVMValueRef f64_nan_helper(emit_ctx *E, unsigned k) {
+    char name[32];
+    snprintf(name, sizeof name, "__p2n_nan_f64_%u", k);
+    LLVMValueRef fn = LLVMGetNamedFunction(E->M, name);
+    if (fn) return fn;
+    LLVMTypeRef pt[3] = {E->f64, E->f64, E->f64};
+    fn = LLVMAddFunction(E->M, name, LLVMFunctionType(E->f64, pt, k, 0));
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    static const char *const attrs[] = {"noinline", "cold", "nounwind", "willreturn"};
+    for (unsigned i = 0; i < 4; i++)
+        LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                                LLVMCreateEnumAttribute(E->C, LLVMGetEnumAttributeKindForName(attrs[i], strlen(attrs[i])), 0));
+    LLVMBasicBlockRef saved = LLVMGetInsertBlock(BLD);
+    LLVMPositionBuilderAtEnd(BLD, LLVMAppendBasicBlockInContext(E->C, fn, "entry"));
+    LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
+    for (unsigned i = k; i-- > 0;) {
+        LLVMValueRef xi = LLVMGetParam(fn, i);
+        v = sel(E, f_isnan(E, xi), f64_quiet(E, xi), v);
+    }
+    LLVMBuildRet(BLD, v);
+    LLVMPositionBuilderAtEnd(BLD, saved);
+    return fn;
+}
+
+/* Whether the current function's f64 NaN results go out of line: the target allows it and the function has more
+ * than F64_NAN_INLINE_MAX f64 arithmetic instructions. Small functions keep the inline selects: their loops stay
+ * vectorisable (a call in a loop stops LLVM's loop vectoriser), and their compile time is small anyway. */
+enum { F64_NAN_INLINE_MAX = 64 };
+static unsigned f64_nan_inline_max(void) {
+    /* $P2N_F64_NAN_INLINE_MAX: another limit, for tests (0: every function out of line) */
+    const char *e = getenv("P2N_F64_NAN_INLINE_MAX");
+    return e && *e ? (unsigned)strtoul(e, NULL, 10) : F64_NAN_INLINE_MAX;
+}
+static bool f64_nan_cold(emit_ctx *E) {
+    if (!E->t->f64_nan_out_of_line || !E->f) return false;
+    if (E->f64_ops_of != (int64_t)E->fidx) {
+        unsigned n = 0;
+        for (uint32_t b = 0; b < E->f->nblocks; b++)
+            for (uint32_t i = 0; i < E->f->blocks[b].n; i++) {
+                const ir_ins *in = &E->f->blocks[b].ins[i];
+                ir_opcode op = (ir_opcode)in->op;
+                if ((op == IR_OP_ADD || op == IR_OP_SUB || op == IR_OP_MUL || op == IR_OP_FMA || op == IR_OP_MAD ||
+                     op == IR_OP_DIV) && in->nops > 0 && ir_ins_type(in, 0) == IR_T_F64)
+                    n++;
+            }
+        E->f64_ops_of = E->fidx;
+        E->f64_ops = n;
+    }
+    return E->f64_ops > f64_nan_inline_max();
+}
+
 /* The NaN an f32/f64 arithmetic result carries on NVIDIA (learned from the H100 recordings nanbits/nan_f32,
  * nanbits/nan_f64, sweep/{add,sub,mul,fma_mad,div_rcp_sqrt}_{f32,f64}; the PTX ISA leaves NaN payloads open):
  *  - f32: every NaN result is the canonical 0x7fffffff, whatever the operands (add/sub/mul/fma/mad/div/rcp/sqrt
@@ -625,9 +681,32 @@ static LLVMValueRef f_nan_result(emit_ctx *E, const ir_ins *ins, ir_type t, LLVM
     unsigned ord[3], k = 0;
     if (op == IR_OP_DIV || n == 1) for (unsigned i = 0; i < n; i++) ord[k++] = i;
     else { ord[k++] = 1; if (n == 3) ord[k++] = 2; ord[k++] = 0; }
-    LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
-    for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), f64_quiet(E, x[ord[i]]), v);
-    return sel(E, f_isnan(E, r), v, r);
+    if (!f64_nan_cold(E)) {
+        LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
+        for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), f64_quiet(E, x[ord[i]]), v);
+        return sel(E, f_isnan(E, r), v, r);
+    }
+    /* on a cold path: the selects are a call of a helper (one per arity, operands in NVIDIA's order), so an f64
+     * operation costs a compare and a branch where the NaN rule inline costs eleven instructions (cuFFT's f64
+     * kernels: most of their compile time, bench/compile-speed/RESULTS.md) */
+    LLVMValueRef xs[3];
+    for (unsigned i = 0; i < k; i++) xs[i] = x[ord[i]];
+    LLVMValueRef helper = f64_nan_helper(E, k);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(BLD), fix = new_bb(E, "nan64"), cont = new_bb(E, "nan64.done");
+    LLVMValueRef br = LLVMBuildCondBr(BLD, f_isnan(E, r), fix, cont);
+    LLVMMetadataRef wm[3] = {LLVMMDStringInContext2(E->C, "branch_weights", 14),
+                             LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(E->C), 1, 0)),
+                             LLVMValueAsMetadata(LLVMConstInt(LLVMInt32TypeInContext(E->C), 1 << 20, 0))};
+    LLVMSetMetadata(br, LLVMGetMDKindIDInContext(E->C, "prof", 4), LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, wm, 3)));
+    LLVMPositionBuilderAtEnd(BLD, fix);
+    LLVMValueRef v = LLVMBuildCall2(BLD, LLVMGlobalGetValueType(helper), helper, xs, k, "");
+    LLVMBuildBr(BLD, cont);
+    LLVMPositionBuilderAtEnd(BLD, cont);
+    LLVMValueRef phi = LLVMBuildPhi(BLD, E->f64, "");
+    LLVMValueRef vals[2] = {r, v};
+    LLVMBasicBlockRef bbs[2] = {pre, fix};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
 }
 
 static bool f_arith(emit_ctx *E, const ir_ins *ins, ir_type t, LLVMValueRef *x, unsigned n, LLVMValueRef *out);

@@ -65,7 +65,7 @@ static const llvm_pass spirv_pre_codegen[] = {
     .cpu = "", .wave_size = 32, .code_kind = P2N_CODE_SPIRV, .ready = true,                                  \
     .always_lacks = P2N_LACKS_RECURSION, .as_global = 1, .as_shared = 3, .as_local = 0, .as_const = 1,       \
     .as_generic = 4, .ptr_as = 4, .module_vars_in_global_as = true, .smem_in_ctx = true,                     \
-    .split_b128_memory = true, .no_masked_load = true, .fma_f32_call = "_Z3fmafff", .hooks = &spirv_hooks, .syncscopes = spirv_syncscopes, \
+    .split_b128_memory = true, .no_masked_load = true, .fma_f32_call = "_Z3fmafff", .f64_nan_out_of_line = true, .hooks = &spirv_hooks, .syncscopes = spirv_syncscopes, \
     .codegen_o0 = true,                                                                                      \
     .init_llvm = spirv_init_llvm, .llvm_options = spirv_llvm_options, .build_trap = spirv_build_trap, .lower = spirv_lower,                      \
     .pre_codegen = spirv_pre_codegen, .emit_object = spirv_emit_object, .finish = spirv_finish_target
