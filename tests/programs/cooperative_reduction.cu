@@ -12,14 +12,7 @@
 
 namespace cg = cooperative_groups;
 
-#define CHECK(x)                                                                                                   \
-    do {                                                                                                           \
-        cudaError_t e_ = (x);                                                                                      \
-        if (e_ != cudaSuccess) {                                                                                   \
-            printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                         \
-            return 1;                                                                                              \
-        }                                                                                                          \
-    } while (0)
+#include "check.h"
 
 #define BLOCK 128
 #define ROUNDS 6

@@ -5,14 +5,7 @@
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-#define CHECK(x)                                                                                                   \
-    do {                                                                                                           \
-        cudaError_t e_ = (x);                                                                                      \
-        if (e_ != cudaSuccess) {                                                                                   \
-            printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                         \
-            return 1;                                                                                              \
-        }                                                                                                          \
-    } while (0)
+#include "check.h"
 
 __global__ void saxpy_square(const float *x, float *y, float a, int n)
 {

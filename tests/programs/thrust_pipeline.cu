@@ -21,14 +21,7 @@
 #include <thrust/sort.h>
 #include <thrust/unique.h>
 
-#define CHECK(x)                                                                                                   \
-    do {                                                                                                           \
-        cudaError_t e_ = (x);                                                                                      \
-        if (e_ != cudaSuccess) {                                                                                   \
-            printf("FAIL %s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                         \
-            return 1;                                                                                              \
-        }                                                                                                          \
-    } while (0)
+#include "check.h"
 
 struct is_even {
     __host__ __device__ bool operator()(unsigned v) const { return (v & 1u) == 0; }
