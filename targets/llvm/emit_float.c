@@ -682,9 +682,10 @@ static LLVMValueRef f_nan_result(emit_ctx *E, const ir_ins *ins, ir_type t, LLVM
     if (op == IR_OP_DIV || n == 1) for (unsigned i = 0; i < n; i++) ord[k++] = i;
     else { ord[k++] = 1; if (n == 3) ord[k++] = 2; ord[k++] = 0; }
     if (!f64_nan_cold(E)) {
+        /* the first NaN operand (else the invalid-operation NaN, already quiet), quieted once */
         LLVMValueRef v = LLVMBuildBitCast(BLD, c64(E, 0xfff8000000000000ull), E->f64, "");
-        for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), f64_quiet(E, x[ord[i]]), v);
-        return sel(E, f_isnan(E, r), v, r);
+        for (unsigned i = k; i-- > 0;) v = sel(E, f_isnan(E, x[ord[i]]), x[ord[i]], v);
+        return sel(E, f_isnan(E, r), f64_quiet(E, v), r);
     }
     /* on a cold path: the selects are a call of a helper (one per arity, operands in NVIDIA's order), so an f64
      * operation costs a compare and a branch where the NaN rule inline costs eleven instructions (cuFFT's f64
