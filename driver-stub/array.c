@@ -37,25 +37,6 @@ p2n_array *p2n_drv_array_get(CUarray h)
     return h && p2n_drv_is_live(h, P2N_MAGIC_ARRAY) ? (p2n_array *)h : NULL;
 }
 
-CUresult p2n_drv_copy_bytes(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
-{
-    const p2n_backend_ops *be = p2n_drv.be;
-    void *d = (void *)(uintptr_t)dst;
-    const void *s = (const void *)(uintptr_t)src;
-    if (n == 0)
-        return CUDA_SUCCESS;
-    if (dst_dev && src_dev && be->memcpy_dtod)
-        return be->memcpy_dtod(dst, src, n);
-    if (dst_dev && !src_dev && be->memcpy_htod)
-        return be->memcpy_htod(dst, s, n);
-    if (!dst_dev && src_dev && be->memcpy_dtoh)
-        return be->memcpy_dtoh(d, src, n);
-    if ((dst_dev || src_dev) && !p2n_drv.dev.host_access)
-        return CUDA_ERROR_INVALID_VALUE;
-    memmove(d, s, n);
-    return CUDA_SUCCESS;
-}
-
 static int attr(CUdevice_attribute a)
 {
     int v = 0;

@@ -30,9 +30,6 @@ typedef struct p2n_array {
 P2N_DRV_HIDDEN p2n_array *p2n_drv_array_get(CUarray h);
 /* Bytes per channel of one of the formats texture_desc.h knows, 0 for any other format. */
 P2N_DRV_HIDDEN unsigned p2n_drv_format_bytes(unsigned format);
-/* Moves n bytes between host and device-side memory (dst_dev / src_dev: the address is device-side), through
- * the backend's copy hooks where it has them. */
-P2N_DRV_HIDDEN CUresult p2n_drv_copy_bytes(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n);
 /* Frees the texture/surface objects and arrays of a context (context destroy / primary reset). */
 
 #endif

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"   /* p2n_drv_copy_bytes */
 #include "graph.h"
 
 struct p2n_graph_cond {

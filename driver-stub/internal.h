@@ -203,6 +203,9 @@ typedef struct p2n_alloc {
     void *owner;                    /* POOL: the pool (CUmemoryPool) the block belongs to; GRAPH: its p2n_graph_mem;
                                      * else NULL */
 } p2n_alloc;
+/* Moves n bytes between host and device-side memory (dst_dev / src_dev: the address is device-side), through
+ * the backend's copy hooks where it has them (mem.c: array.c, memcpy3d.c, graph_cond.c and the 1-D copies). */
+P2N_DRV_HIDDEN CUresult p2n_drv_copy_bytes(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n);
 /* Finds the allocation containing [p, p+n); returns 1 and fills *out when found. */
 P2N_DRV_HIDDEN int p2n_drv_alloc_find(uint64_t p, size_t n, p2n_alloc *out);
 P2N_DRV_HIDDEN void p2n_drv_alloc_add(uint64_t base, size_t size, int kind, p2n_ctx *ctx, unsigned host_flags);

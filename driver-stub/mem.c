@@ -500,27 +500,30 @@ static CUresult copy_prologue(CUstream s, p2n_ctx **c)
     return r != CUDA_SUCCESS ? r : p2n_drv_capture_legacy_check(s);
 }
 
-/* ---- copies and memsets of a created stream run on its thread (stream_queue.c) ---- */
-
-enum { COPY_HTOD, COPY_DTOH, COPY_DTOD, COPY_HOST };
-
-static CUresult copy_now(int kind, uint64_t dst, uint64_t src, size_t n)
+CUresult p2n_drv_copy_bytes(uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
+    const p2n_backend_ops *be = p2n_drv.be;
     void *d = (void *)(uintptr_t)dst;
-    const void *sp = (const void *)(uintptr_t)src;
-    if (kind == COPY_HTOD && p2n_drv.be->memcpy_htod)
-        return p2n_drv.be->memcpy_htod(dst, sp, n);
-    if (kind == COPY_DTOH && p2n_drv.be->memcpy_dtoh)
-        return p2n_drv.be->memcpy_dtoh(d, src, n);
-    if (kind == COPY_DTOD && p2n_drv.be->memcpy_dtod)
-        return p2n_drv.be->memcpy_dtod(dst, src, n);
-    memmove(d, sp, n);
+    const void *s = (const void *)(uintptr_t)src;
+    if (n == 0)
+        return CUDA_SUCCESS;
+    if (dst_dev && src_dev && be->memcpy_dtod)
+        return be->memcpy_dtod(dst, src, n);
+    if (dst_dev && !src_dev && be->memcpy_htod)
+        return be->memcpy_htod(dst, s, n);
+    if (!dst_dev && src_dev && be->memcpy_dtoh)
+        return be->memcpy_dtoh(d, src, n);
+    if ((dst_dev || src_dev) && !p2n_drv.dev.host_access)
+        return CUDA_ERROR_INVALID_VALUE;
+    memmove(d, s, n);
     return CUDA_SUCCESS;
 }
 
+/* ---- copies and memsets of a created stream run on its thread (stream_queue.c) ---- */
+
 typedef struct op_copy {
     p2n_op op;
-    int kind;
+    int dst_dev, src_dev;   /* device-side ends (p2n_drv_copy_bytes) */
     uint64_t dst, src;
     size_t n;
     void *staging;   /* a pageable source's bytes as they were at the call (CUDA stages those) */
@@ -530,7 +533,8 @@ static CUresult run_copy(p2n_op *op, p2n_ctx *c)
 {
     (void)c;
     op_copy *o = (op_copy *)op;
-    CUresult r = copy_now(o->kind, o->dst, o->staging ? (uint64_t)(uintptr_t)o->staging : o->src, o->n);
+    CUresult r = p2n_drv_copy_bytes(o->dst, o->dst_dev, o->staging ? (uint64_t)(uintptr_t)o->staging : o->src,
+                                    o->src_dev, o->n);
     free(o->staging);
     free(o);
     return r;
@@ -539,15 +543,16 @@ static CUresult run_copy(p2n_op *op, p2n_ctx *c)
 /* a copy on stream s: queued on a created stream, else done here after what it must follow. A pageable host
  * source is copied at the call (the caller may reuse it when the call returns); a pageable host destination
  * makes the copy synchronous (CUDA: device-to-pageable copies return when done). */
-static CUresult copy_on(CUstream s, p2n_ctx *c, int kind, uint64_t dst, uint64_t src, size_t n)
+static CUresult copy_on(CUstream s, p2n_ctx *c, uint64_t dst, int dst_dev, uint64_t src, int src_dev, size_t n)
 {
-    int pageable_src = kind == COPY_HTOD && !p2n_drv_alloc_find(src, n, NULL);
-    int pageable_dst = (kind == COPY_DTOH || kind == COPY_HOST) && !p2n_drv_alloc_find(dst, n, NULL);
-    if (p2n_drv_stream_queues(s) && !pageable_dst) {
+    /* (the ends' table lookups only where the copy could be queued) */
+    int queue = p2n_drv_stream_queues(s) && (dst_dev || p2n_drv_alloc_find(dst, n, NULL));
+    if (queue) {
+        int pageable_src = !src_dev && !p2n_drv_alloc_find(src, n, NULL);
         op_copy *o = calloc(1, sizeof *o);
         if (!o)
             return CUDA_ERROR_OUT_OF_MEMORY;
-        *o = (op_copy){.op.run = run_copy, .kind = kind, .dst = dst, .src = src, .n = n};
+        *o = (op_copy){.op.run = run_copy, .dst_dev = dst_dev, .src_dev = src_dev, .dst = dst, .src = src, .n = n};
         if (pageable_src) {
             if (!(o->staging = malloc(n))) {
                 free(o);
@@ -558,7 +563,7 @@ static CUresult copy_on(CUstream s, p2n_ctx *c, int kind, uint64_t dst, uint64_t
         return p2n_drv_stream_enqueue(s, &o->op);
     }
     p2n_drv_stream_order(s, c);
-    return copy_now(kind, dst, src, n);
+    return p2n_drv_copy_bytes(dst, dst_dev, src, src_dev, n);
 }
 
 static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, int sync)
@@ -573,7 +578,7 @@ static CUresult do_htod(CUdeviceptr dst, const void *src, size_t n, CUstream s, 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, (CUdeviceptr)(uintptr_t)src, n);
-    r = copy_on(s, c, COPY_HTOD, dst, (uint64_t)(uintptr_t)src, n);
+    r = copy_on(s, c, dst, 1, (uint64_t)(uintptr_t)src, 0, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -591,7 +596,7 @@ static CUresult do_dtoh(void *dst, CUdeviceptr src, size_t n, CUstream s, int sy
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, (CUdeviceptr)(uintptr_t)dst, src, n);
-    r = copy_on(s, c, COPY_DTOH, (uint64_t)(uintptr_t)dst, src, n);
+    r = copy_on(s, c, (uint64_t)(uintptr_t)dst, 0, src, 1, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -609,7 +614,7 @@ static CUresult do_dtod(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, src, n);
-    r = copy_on(s, c, COPY_DTOD, dst, src, n);
+    r = copy_on(s, c, dst, 1, src, 1, n);
     if (sync)
         p2n_drv_ctx_flush_printf(c);
     return r;
@@ -638,7 +643,7 @@ static CUresult do_unified(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream 
         return CUDA_ERROR_INVALID_VALUE;
     if (!sync && p2n_drv_capture_active(s))
         return p2n_drv_capture_memcpy1d(s, dst, src, n);
-    return copy_on(s, c, COPY_HOST, dst, src, n);
+    return copy_on(s, c, dst, 0, src, 0, n);
 }
 
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
