@@ -93,8 +93,8 @@ typedef struct emit_ctx {
     LLVMValueRef ybud;      /* host: i32 alloca, the function's copy of ctx->yield_budget */
     LLVMValueRef stalls;    /* SPIR-V without forward progress: i32 alloca, failed mbarrier polls (spirv_barrier.c) */
     bool native_fma;        /* code for a CPU with FMA (target_hooks.before_bodies): fma.rn is llvm.fma */
-    int64_t f64_ops_of;     /* emit_float.c: the function (index) f64_ops counts, -1 none yet */
-    unsigned f64_ops;       /* its f64 arithmetic instructions */
+    int64_t f64_cold_of;    /* emit_float.c: the function (index) f64_cold is for, -1 none yet */
+    bool f64_cold;          /* its f64 NaN results go out of line */
     unsigned device_lacks;  /* p2n_options.device_lacks (P2N_LACKS_*) */
     bool defer_unsupported; /* p2n_options.defer_unsupported */
     bool fp_atomics_native; /* p2n_options.fp_atomics_native, AMDGPU only */

@@ -638,7 +638,7 @@ static unsigned f64_nan_inline_max(void) {
 }
 static bool f64_nan_cold(emit_ctx *E) {
     if (!E->t->f64_nan_out_of_line || !E->f) return false;
-    if (E->f64_ops_of != (int64_t)E->fidx) {
+    if (E->f64_cold_of != (int64_t)E->fidx) {   /* once per function */
         unsigned n = 0;
         for (uint32_t b = 0; b < E->f->nblocks; b++)
             for (uint32_t i = 0; i < E->f->blocks[b].n; i++) {
@@ -648,10 +648,10 @@ static bool f64_nan_cold(emit_ctx *E) {
                      op == IR_OP_DIV) && in->nops > 0 && ir_ins_type(in, 0) == IR_T_F64)
                     n++;
             }
-        E->f64_ops_of = E->fidx;
-        E->f64_ops = n;
+        E->f64_cold_of = E->fidx;
+        E->f64_cold = n > f64_nan_inline_max();
     }
-    return E->f64_ops > f64_nan_inline_max();
+    return E->f64_cold;
 }
 
 /* The NaN an f32/f64 arithmetic result carries on NVIDIA (learned from the H100 recordings nanbits/nan_f32,

@@ -791,7 +791,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
                  bool *internal) {
     emit_ctx EE, *E = &EE;
     memset(E, 0, sizeof *E);
-    E->f64_ops_of = -1;
+    E->f64_cold_of = -1;
     E->device_lacks = opt ? opt->device_lacks : 0;
     E->defer_unsupported = opt && opt->defer_unsupported;
     E->fp_atomics_native = opt && opt->fp_atomics_native && t->fp_atomics_native_ok;
