@@ -365,11 +365,13 @@ static int py_start(void)
          * assignment to PC, so a function's return falls through into the next function). All three (calls,
          * returns, PC-relative globals) get a runner of ours that reads and writes the wave's SGPR file (the PC is
          * SGPR 256/257 there); everything else goes to the emulator unchanged. On CDNA, FLAT-segment instructions
-         * get their SADDR field set to 0x7f ("off") before the emulator compiles them: the ISA ignores SADDR for
-         * the FLAT segment and LLVM encodes it as 0, but emu.py's _compile_mem_op adds s[saddr:saddr+1] to the
-         * address whenever the field is below 124 (make_addr), so a generic-pointer access on gfx950 would go to
-         * s[0:1] + the pointer's low half. Found by reading emu.py; no conformance case changed outcome by it yet
-         * (the texture sampler's flat loads on gfx950 still crash inside the emulator, KNOWN_FAILURES.hip.gfx950.txt). Then the emulator's inline-constant slot clash (below). */
+         * get their SADDR field set to 0x7f ("off") in the loaded code object before the emulator compiles them:
+         * the ISA ignores SADDR for the FLAT segment and LLVM encodes it as 0, but emu.py's _compile_mem_op adds
+         * s[saddr:saddr+1] to the address whenever the field is below 124 (make_addr), so a generic-pointer access on
+         * gfx950 went to s[0:1] + the pointer's low half (SIGSEGV in the software texture sampler). In memory, not
+         * in a copy: the emulator's runners read an instruction's fields from memory at the PC when they run
+         * (emu.py inst_word); patching only the bytes handed to its compiler (as first done here) changed nothing.
+         * Then the emulator's inline-constant slot clash (below). */
         static const char pc_ops[] =
             "import ctypes, types\n"
             "_p2n_orig_decode = emu._decode_at\n"
@@ -378,9 +380,9 @@ static int py_start(void)
             "  except Exception: return _p2n_orig_decode(pc, arch)\n"
             "  name = getattr(getattr(inst, 'op', None), 'name', '')\n"
             "  if arch == 'cdna' and type(inst).__name__ == 'FLAT' and (inst.to_bytes()[6] & 0x7f) != 0x7f:\n"
-            "    b = bytearray((ctypes.c_char * 16).from_address(pc).raw)\n"
-            "    b[6] |= 0x7f\n"
-            "    return emu._get_runner(bytes(b[:inst.size() + 4]), arch), emu.decode_inst(bytes(b), arch)\n"
+            "    ctypes.c_uint8.from_address(pc + 6).value |= 0x7f\n"
+            "    return _p2n_orig_decode(pc, arch)\n"
+            "  if name == 'DS_BPERMUTE_B32': return _p2n_bpermute(inst, pc, arch), inst\n"
             "  if name not in ('S_GETPC_B64', 'S_SETPC_B64', 'S_SWAPPC_B64'): return _p2n_orig_decode(pc, arch)\n"
             "  d, s, nxt = inst.sdst.offset, inst.ssrc0.offset, pc + inst.size()\n"
             "  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX\n"
@@ -392,6 +394,29 @@ static int py_start(void)
             "    r[lo], r[hi] = n & 0xffffffff, n >> 32\n"
             "  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))\n"
             "  return (prg, types.SimpleNamespace(fxn=fxn)), inst\n"
+            /* ds_bpermute_b32: the emulator's runner reads VGPR[src_lane] for every lane, inactive lanes too, and with
+             * the garbage an inactive lane's address register holds it reads outside the register file (SIGSEGV;
+             * on wave64 a 32-thread warp leaves half the lanes inactive). This runner follows the ISA's pseudocode:
+             * src_lane = (ADDR + offset) / 4 mod wave size; an inactive source lane gives 0; only active lanes are
+             * written. globals [0, 1] = the wave's SGPR and VGPR files (VGPR r of lane l at r * wave size + l). */
+            "def _p2n_bpermute(inst, pc, arch):\n"
+            "  ws = 64 if arch == 'cdna' else 32\n"
+            "  a, d0, vd = inst.addr.offset - 256, inst.data0.offset - 256, inst.vdst.offset - 256\n"
+            "  off, nxt = int(inst.offset0) | (int(inst.offset1) << 8), pc + inst.size()\n"
+            "  lo, hi, ex_lo = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset\n"
+            "  def fxn(sgpr, vgpr, *rest):\n"
+            "    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)\n"
+            "    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)\n"
+            "    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]\n"
+            "    res = {}\n"
+            "    for i in range(ws):\n"
+            "      if ex >> i & 1:\n"
+            "        sl = ((v[a * ws + i] + off) & 0xffffffff) // 4 % ws\n"
+            "        res[i] = v[d0 * ws + sl] if ex >> sl & 1 else 0\n"
+            "    for i, x in res.items(): v[vd * ws + i] = x\n"
+            "    r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32\n"
+            "  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))\n"
+            "  return (prg, types.SimpleNamespace(fxn=fxn))\n"
             "emu._decode_at = _p2n_decode_at\n"
             /* the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
              * SGPR_COUNT-16.. (= 244..259): _init_wave's HW_ID (HW_REGISTERS[4]) lands on slot 248, the inline
