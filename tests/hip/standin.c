@@ -384,6 +384,9 @@ static int py_start(void)
             "    return _p2n_orig_decode(pc, arch)\n"
             "  if name == 'DS_BPERMUTE_B32': return _p2n_bpermute(inst, pc, arch), inst\n"
             "  if name.split('_ATOMIC_')[-1] in _p2n_rmw64: return _p2n_atomic64(inst, pc, arch, name), inst\n"
+            "  if type(inst).__name__ == 'VOP2_SDWA' and name.replace('_E32', '') in _p2n_co:\n"
+            "    r = _p2n_valu_runner(inst, pc, arch, name.replace('_E32', ''))\n"
+            "    if r: return r, inst\n"
             "  if name.replace('_E32', '').replace('_E64', '') in _p2n_valu:\n"
             "    r = _p2n_valu_runner(inst, pc, arch, name.replace('_E32', '').replace('_E64', ''))\n"
             "    if r: return r, inst\n"
@@ -514,8 +517,14 @@ static int py_start(void)
              * _NC_/_MAD_ names, so these wrapped. Taken here only with clamp (without it the emulator is right). */
             "_p2n_s32 = lambda x: x - (1 << 32) if x >> 31 & 1 else x\n"
             "_p2n_sat = {'V_ADD_I32', 'V_SUB_I32'}\n"
+            /* SDWA forms with a carry-out to VCC: the emulator's lane loop rewrites the whole mask for each lane from
+             * the old mask, so VCC kept only the last lane of each 32-bit half (checked: 64 lanes without borrow left
+             * VCC = 0x7fffffff7fffffff). Here: every active lane's carry/borrow, inactive lanes' bits 0. */
+            "_p2n_co = {'V_ADD_CO_U32': lambda a, b: (a + b, (a + b) >> 32),\n"
+            "  'V_SUB_CO_U32': lambda a, b: (a - b, int(b > a)), 'V_SUBREV_CO_U32': lambda a, b: (b - a, int(a > b))}\n"
             "def _p2n_valu_runner(inst, pc, arch, base):\n"
-            "  ws, op, cls = (64 if arch == 'cdna' else 32), _p2n_valu[base], type(inst).__name__\n"
+            "  ws, cls, co = (64 if arch == 'cdna' else 32), type(inst).__name__, base in _p2n_co\n"
+            "  op = _p2n_co[base] if co else _p2n_valu[base]\n"
             "  F = lambda k: int(getattr(inst, k, 0) or 0)\n"
             "  sat = base in _p2n_sat\n"
             "  if sat != bool(F('clmp')): return None\n"
@@ -535,7 +544,7 @@ static int py_start(void)
             "  if any(not (o >= 256 or o < 128 or 128 <= o <= 208 or o == 255) for o in srcs): return None\n"
             "  lit = int(getattr(inst, 'literal', 0) or 0)\n"
             "  vd, nxt = inst.vdst.offset - 256, pc + inst.size()\n"
-            "  lo, hi, ex_lo = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset\n"
+            "  lo, hi, ex_lo, vcc = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, emu.VCC_LO.offset\n"
             "  def fxn(sgpr, vgpr, *rest):\n"
             "    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)\n"
             "    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)\n"
@@ -559,15 +568,21 @@ static int py_start(void)
             "      if sel[3] == 2: return (old & ~m & 0xffffffff) | y\n"
             "      if sel[3] == 1 and x >> (w - 1) & 1: return (y | (0xffffffff << (sh + w))) & 0xffffffff\n"
             "      return y\n"
-            "    res = {}\n"
+            "    res, carry = {}, 0\n"
             "    for l in range(ws):\n"
             "      if not ex >> l & 1: continue\n"
             "      a = [rd(o, l) for o in srcs]\n"
             "      if sel: a = [narrow(a[0], sel[0]), narrow(a[1], sel[1])]\n"
-            "      x = op(*a, *([0] * (3 - len(a))))\n"
+            "      if co:\n"
+            "        x, c = op(*a)\n"
+            "        carry |= (c & 1) << l\n"
+            "      else: x = op(*a, *([0] * (3 - len(a))))\n"
             "      x = (min(max(x, -0x80000000), 0x7fffffff) if sat else x) & 0xffffffff\n"
             "      res[l] = place(x, v[vd * ws + l]) if sel else x\n"
             "    for l, x in res.items(): v[vd * ws + l] = x\n"
+            "    if co:\n"
+            "      r[vcc] = carry & 0xffffffff\n"
+            "      if ws == 64: r[vcc + 1] = carry >> 32\n"
             "    r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32\n"
             "  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))\n"
             "  return (prg, types.SimpleNamespace(fxn=fxn))\n"
@@ -600,6 +615,18 @@ static int py_start(void)
             PyObject *rr = PyRun_String(pc_ops, Py_file_input, g, g);
             if (!rr) PyErr_Print();
             Py_XDECREF(rr);
+            /* a debugging aid: $P2N_HIP_STANDIN_PY names a Python file run here with `emu` bound (e.g. to wrap
+             * emu._decode_at and print registers after each instruction) */
+            const char *extra = getenv("P2N_HIP_STANDIN_PY");
+            FILE *ef = extra && *extra ? fopen(extra, "r") : NULL;
+            if (ef) {
+                PyObject *er = PyRun_File(ef, extra, Py_file_input, g, g);
+                if (!er) PyErr_Print();
+                Py_XDECREF(er);
+                fclose(ef);
+            } else if (extra && *extra) {
+                fprintf(stderr, "hip stand-in: P2N_HIP_STANDIN_PY: cannot open %s\n", extra);
+            }
         }
         Py_XDECREF(g);
         run_asm = PyObject_GetAttrString(mod, "run_asm");
