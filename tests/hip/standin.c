@@ -520,6 +520,13 @@ static int py_start(void)
              * _NC_/_MAD_ names, so these wrapped. Taken here only with clamp (without it the emulator is right). */
             "_p2n_s32 = lambda x: x - (1 << 32) if x >> 31 & 1 else x\n"
             "_p2n_sat = {'V_ADD_I32', 'V_SUB_I32'}\n"
+            /* v_cvt_i32_f32 / v_cvt_i32_f64 saturate on the GPU (NaN gives 0); the emulator's f32_to_i32 / f64_to_i32
+             * (pcode.py) truncate and cast, which gives 0x80000000 for every out-of-range value */
+            "def _p2n_cvt_i32(x):\n"
+            "  if x != x: return 0\n"
+            "  return max(min(int(x), 0x7fffffff), -0x80000000) if abs(x) != float('inf') else (0x7fffffff if x > 0 else -0x80000000)\n"
+            "_p2n_valu['V_CVT_I32_F32'] = lambda a, b, c: _p2n_cvt_i32(struct.unpack('<f', struct.pack('<I', a))[0])\n"
+            "_p2n_valu['V_CVT_I32_F64'] = lambda a, b, c: _p2n_cvt_i32(struct.unpack('<d', struct.pack('<Q', a))[0])\n"
             /* SDWA forms with a carry-out to VCC: the emulator's lane loop rewrites the whole mask for each lane from
              * the old mask, so VCC kept only the last lane of each 32-bit half (checked: 64 lanes without borrow left
              * VCC = 0x7fffffff7fffffff). Here: every active lane's carry/borrow, inactive lanes' bits 0. */
@@ -545,6 +552,8 @@ static int py_start(void)
             "    srcs = [getattr(inst, k) for k in ('src0', 'vsrc1', 'src1', 'src2') if getattr(inst, k, None) is not None]\n"
             "    srcs = [x.offset if hasattr(x, 'offset') else int(x) for x in srcs]\n"
             "  if any(not (o >= 256 or o < 128 or 128 <= o <= 208 or o == 255) for o in srcs): return None\n"
+            "  wide = base == 'V_CVT_I32_F64'\n"
+            "  if wide and any(128 <= o < 256 for o in srcs): return None\n"
             "  lit = int(getattr(inst, 'literal', 0) or 0)\n"
             "  vd, nxt = inst.vdst.offset - 256, pc + inst.size()\n"
             "  lo, hi, ex_lo, vcc = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, emu.VCC_LO.offset\n"
@@ -574,7 +583,7 @@ static int py_start(void)
             "    res, carry = {}, 0\n"
             "    for l in range(ws):\n"
             "      if not ex >> l & 1: continue\n"
-            "      a = [rd(o, l) for o in srcs]\n"
+            "      a = [rd(o, l) | rd(o + 1, l) << 32 if wide else rd(o, l) for o in srcs]\n"
             "      if sel: a = [narrow(a[0], sel[0]), narrow(a[1], sel[1])]\n"
             "      if co:\n"
             "        x, c = op(*a)\n"
