@@ -607,6 +607,26 @@ static int py_start(void)
             "  if name == 'glc' and not hasattr(inst, 'glc') and hasattr(inst, 'sc0'): name = 'sc0'\n"
             "  return _p2n_orig_iattr(inst, name, default)\n"
             "emu._iattr = _p2n_iattr\n"
+            /* DS loads: the emulator reads LDS at every lane's address, inactive lanes too (_compile_mem_op gives DS
+             * sources no '_active', so pcode.py's _handle_mem_load loads ungated), and an inactive lane's stale
+             * address register can point past the LDS buffer (SIGSEGV) — a block's last thread reading s[4092]
+             * alone, a spinning half-wave. Give DS sources the lane's EXEC bit, as FLAT/GLOBAL ones have: the
+             * handler records the instruction's context, parse_pcode adds '_active' from it. */
+            "_p2n_mem_ctx = [None]\n"
+            "_p2n_orig_mem_op = emu._compile_mem_op\n"
+            "def _p2n_mem_op(inst, ctx):\n"
+            "  _p2n_mem_ctx[0] = ctx\n"
+            "  try: return _p2n_orig_mem_op(inst, ctx)\n"
+            "  finally: _p2n_mem_ctx[0] = None\n"
+            "for _k, _h in list(emu._INST_HANDLERS.items()):\n"
+            "  if _h is _p2n_orig_mem_op: emu._INST_HANDLERS[_k] = _p2n_mem_op\n"
+            "_p2n_orig_parse = emu.parse_pcode\n"
+            "def _p2n_parse(pcode, srcs=None):\n"
+            "  c = _p2n_mem_ctx[0]\n"
+            "  if c is not None and srcs and '_lds' in srcs and '_active' not in srcs and 'laneId' in srcs:\n"
+            "    srcs = dict(srcs, _active=emu._lane_active(c.rexec(), srcs['laneId']))\n"
+            "  return _p2n_orig_parse(pcode, srcs)\n"
+            "emu.parse_pcode = _p2n_parse\n"
             /* RDNA v_add_nc_i16 / v_sub_nc_i16 with clamp: the emulator skips the clamp of 16-bit signed ops
              * (emu.py _int_clamp), so saturating 16-bit adds wrapped. OPSEL bit 0/1 picks the high half of src0/src1,
              * bit 3 the half of VDST written (the other half is kept, as for a true16 register half). */
