@@ -612,12 +612,12 @@ static int py_start(void)
              * address register can point past the LDS buffer (SIGSEGV) — a block's last thread reading s[4092]
              * alone, a spinning half-wave. Give DS sources the lane's EXEC bit, as FLAT/GLOBAL ones have: the
              * handler records the instruction's context, parse_pcode adds '_active' from it. */
-            "_p2n_mem_ctx = [None]\n"
+            "_p2n_mem_ctx = [None, None]\n"
             "_p2n_orig_mem_op = emu._compile_mem_op\n"
             "def _p2n_mem_op(inst, ctx):\n"
-            "  _p2n_mem_ctx[0] = ctx\n"
+            "  _p2n_mem_ctx[:] = [ctx, inst]\n"
             "  try: return _p2n_orig_mem_op(inst, ctx)\n"
-            "  finally: _p2n_mem_ctx[0] = None\n"
+            "  finally: _p2n_mem_ctx[:] = [None, None]\n"
             "for _k, _h in list(emu._INST_HANDLERS.items()):\n"
             "  if _h is _p2n_orig_mem_op: emu._INST_HANDLERS[_k] = _p2n_mem_op\n"
             "_p2n_orig_parse = emu.parse_pcode\n"
@@ -625,7 +625,22 @@ static int py_start(void)
             "  c = _p2n_mem_ctx[0]\n"
             "  if c is not None and srcs and '_lds' in srcs and '_active' not in srcs and 'laneId' in srcs:\n"
             "    srcs = dict(srcs, _active=emu._lane_active(c.rexec(), srcs['laneId']))\n"
-            "  return _p2n_orig_parse(pcode, srcs)\n"
+            /* DS d16 loads write one half of VDST and keep the other (ds_load_u16_d16 / _d16_hi and the byte forms);
+             * the emulator wrote the loaded half zero-extended into the whole register (for _hi into the low half):
+             * merge it with the register's old value here. */
+            "  pv, assigns = _p2n_orig_parse(pcode, srcs)\n"
+            "  inst = _p2n_mem_ctx[1]\n"
+            "  if c is not None and srcs and '_lds' in srcs and 'D16' in getattr(getattr(inst, 'op', None), 'name', ''):\n"
+            "    old = c.rvgpr_dyn(c.inst_field(type(inst).vdst), srcs['laneId'])\n"
+            "    out = []\n"
+            "    for d, v in assigns:\n"
+            "      if d.startswith('RETURN_DATA[15') or d.startswith('RETURN_DATA[31'):\n"
+            "        v16 = v.cast(emu.dtypes.uint32) & emu._c(0xffff)\n"
+            "        v = (old & emu._c(0xffff0000)) | v16 if d.startswith('RETURN_DATA[15') else (old & emu._c(0xffff)) | (v16 << emu._c(16))\n"
+            "        d = 'RETURN_DATA[31:0]'\n"
+            "      out.append((d, v))\n"
+            "    assigns = out\n"
+            "  return pv, assigns\n"
             "emu.parse_pcode = _p2n_parse\n"
             /* RDNA v_add_nc_i16 / v_sub_nc_i16 with clamp: the emulator skips the clamp of 16-bit signed ops
              * (emu.py _int_clamp), so saturating 16-bit adds wrapped. OPSEL bit 0/1 picks the high half of src0/src1,
