@@ -65,6 +65,7 @@ static const llvm_pass amdgpu_post_opt[] = {
     {"amdgpu-forward-kernarg-copies", amdgpu_forward_kernarg_pass, false},
     {"amdgpu-return-values-in-registers", amdgpu_retval_pass, false},
     {"amdgpu-volatile-lds", amdgpu_volatile_lds_pass, false},
+    {"amdgpu-trap-in-place", amdgpu_trap_in_place_pass, false},
     {NULL, NULL, false},
 };
 

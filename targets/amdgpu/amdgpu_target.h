@@ -53,4 +53,7 @@ LLVMErrorRef amdgpu_return_values_in_registers(LLVMModuleRef M, LLVMTargetMachin
 
 /* volatile loads/stores of shared memory through their LDS pointer (amdgpu_volatile_lds.c), after the optimiser */
 bool amdgpu_volatile_lds_pass(struct llvm_pass_ctx *X);
+/* a divergent lane's trap where the lane reaches it, not after the rest of the function (amdgpu_trap_in_place.c),
+ * after the optimiser */
+bool amdgpu_trap_in_place_pass(struct llvm_pass_ctx *X);
 #endif
