@@ -28,7 +28,7 @@ def _p2n_decode_at(pc, arch):
     return _p2n_orig_decode(pc, arch)
   if name == 'DS_BPERMUTE_B32': return _p2n_bpermute(inst, pc, arch), inst
   if name.split('_ATOMIC_')[-1] in _p2n_rmw64: return _p2n_atomic64(inst, pc, arch, name), inst
-  if name in ('V_ADD_NC_I16', 'V_SUB_NC_I16') and int(getattr(inst, 'clmp', 0) or 0):
+  if name in ('V_ADD_NC_I16', 'V_SUB_NC_I16', 'V_ADD_I16', 'V_SUB_I16') and int(getattr(inst, 'clmp', 0) or 0):
     r = _p2n_i16sat(inst, pc, arch, name)
     if r: return r, inst
   if type(inst).__name__ == 'VOP2_SDWA' and name.replace('_E32', '') in _p2n_co:
@@ -286,11 +286,12 @@ def _p2n_parse(pcode, srcs=None):
     assigns = out
   return pv, assigns
 emu.parse_pcode = _p2n_parse
-# RDNA v_add_nc_i16 / v_sub_nc_i16 with clamp: the emulator skips the clamp of 16-bit signed ops
-# (emu.py _int_clamp), so saturating 16-bit adds wrapped. OPSEL bit 0/1 picks the high half of src0/src1,
-# bit 3 the half of VDST written (the other half is kept, as for a true16 register half).
+# 16-bit signed add/sub with clamp, RDNA v_add_nc_i16 / v_sub_nc_i16 and CDNA v_add_i16 / v_sub_i16: the emulator
+# skips the clamp of 16-bit signed ops (emu.py _int_clamp), so saturating 16-bit adds wrapped. OPSEL bit 0/1 picks
+# the high half of src0/src1, bit 3 the half of VDST written (the other half is kept, as for a true16 register
+# half; our CDNA code packs the halves itself afterwards).
 def _p2n_i16sat(inst, pc, arch, name):
-  ws, os_ = 32, int(getattr(inst, 'opsel', 0) or 0)
+  ws, os_ = (64 if arch == 'cdna' else 32), int(getattr(inst, 'opsel', 0) or 0)
   if any(int(getattr(inst, k, 0) or 0) for k in ('omod', 'neg', 'abs')): return None
   s0, s1 = inst.src0.offset, inst.src1.offset
   if any(not (o >= 256 or o < 128 or 128 <= o <= 208) for o in (s0, s1)): return None
@@ -300,7 +301,7 @@ def _p2n_i16sat(inst, pc, arch, name):
   def fxn(sgpr, vgpr, *rest):
     r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
     v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex = r[ex_lo]
+    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
     def rd(o, l):
       if o >= 256: return v[(o - 256) * ws + l]
       if o >= 193: return (192 - o) & 0xffffffff
@@ -309,7 +310,7 @@ def _p2n_i16sat(inst, pc, arch, name):
     for l in range(ws):
       if not ex >> l & 1: continue
       a, b = x16(rd(s0, l), os_ & 1), x16(rd(s1, l), os_ >> 1 & 1)
-      x = min(max(a + b if name == 'V_ADD_NC_I16' else a - b, -0x8000), 0x7fff) & 0xffff
+      x = min(max(a + b if 'ADD' in name else a - b, -0x8000), 0x7fff) & 0xffff
       old = v[vd * ws + l]
       v[vd * ws + l] = (old & 0xffff) | x << 16 if os_ >> 3 & 1 else (old & 0xffff0000) | x
     r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32
