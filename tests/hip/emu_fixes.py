@@ -171,6 +171,15 @@ def _p2n_cvt_i32(x):
   return max(min(int(x), 0x7fffffff), -0x80000000) if abs(x) != float('inf') else (0x7fffffff if x > 0 else -0x80000000)
 _p2n_valu['V_CVT_I32_F32'] = lambda a, b, c: _p2n_cvt_i32(struct.unpack('<f', struct.pack('<I', a))[0])
 _p2n_valu['V_CVT_I32_F64'] = lambda a, b, c: _p2n_cvt_i32(struct.unpack('<d', struct.pack('<Q', a))[0])
+# v_rndne_f64: floor(x + 0.5) on the emulator as for f32 (-0 lost, halves up, and 2^52 + 1 rounded by the add)
+def _p2n_rndne_f64(a, *_):
+  x = struct.unpack('<d', struct.pack('<Q', a))[0]
+  if x != x: return a | 1 << 51
+  if abs(x) >= 4503599627370496.0: return a
+  return struct.unpack('<Q', struct.pack('<d', __import__('math').copysign(float(round(x)), x)))[0]
+_p2n_valu['V_RNDNE_F64'] = _p2n_rndne_f64
+_p2n_wide = {'V_CVT_I32_F64', 'V_RNDNE_F64'}   # 64-bit sources (register pairs)
+_p2n_wide_out = {'V_RNDNE_F64'}                 # 64-bit results
 # SDWA forms with a carry-out to VCC: the emulator's lane loop rewrites the whole mask for each lane from
 # the old mask, so VCC kept only the last lane of each 32-bit half (checked: 64 lanes without borrow left
 # VCC = 0x7fffffff7fffffff). Here: every active lane's carry/borrow, inactive lanes' bits 0.
@@ -196,7 +205,7 @@ def _p2n_valu_runner(inst, pc, arch, base):
     srcs = [getattr(inst, k) for k in ('src0', 'vsrc1', 'src1', 'src2') if getattr(inst, k, None) is not None]
     srcs = [x.offset if hasattr(x, 'offset') else int(x) for x in srcs]
   if any(not (o >= 256 or o < 128 or 128 <= o <= 208 or o == 255) for o in srcs): return None
-  wide = base == 'V_CVT_I32_F64'
+  wide, wide_out = base in _p2n_wide, base in _p2n_wide_out
   if wide and any(128 <= o < 256 for o in srcs): return None
   lit = int(getattr(inst, 'literal', 0) or 0)
   vd, nxt = inst.vdst.offset - 256, pc + inst.size()
@@ -233,9 +242,14 @@ def _p2n_valu_runner(inst, pc, arch, base):
         x, c = op(*a)
         carry |= (c & 1) << l
       else: x = op(*a, *([0] * (3 - len(a))))
+      if wide_out:
+        res[l] = x & 0xffffffffffffffff
+        continue
       x = (min(max(x, -0x80000000), 0x7fffffff) if sat else x) & 0xffffffff
       res[l] = place(x, v[vd * ws + l]) if sel else x
-    for l, x in res.items(): v[vd * ws + l] = x
+    for l, x in res.items():
+      v[vd * ws + l] = x & 0xffffffff
+      if wide_out: v[(vd + 1) * ws + l] = x >> 32
     if co:
       r[vcc] = carry & 0xffffffff
       if ws == 64: r[vcc + 1] = carry >> 32
