@@ -27,6 +27,7 @@ def _p2n_decode_at(pc, arch):
     ctypes.c_uint8.from_address(pc + 6).value |= 0x7f
     return _p2n_orig_decode(pc, arch)
   if name == 'DS_BPERMUTE_B32': return _p2n_bpermute(inst, pc, arch), inst
+  if type(inst).__name__ in ('SCRATCH', 'VSCRATCH'): return _p2n_scratch(inst, pc, arch, name), inst
   if name.split('_ATOMIC_')[-1] in _p2n_rmw64: return _p2n_atomic64(inst, pc, arch, name), inst
   if name in ('V_ADD_NC_I16', 'V_SUB_NC_I16', 'V_ADD_I16', 'V_SUB_I16') and int(getattr(inst, 'clmp', 0) or 0):
     r = _p2n_i16sat(inst, pc, arch, name)
@@ -328,6 +329,67 @@ def _p2n_i16sat(inst, pc, arch, name):
       old = v[vd * ws + l]
       v[vd * ws + l] = (old & 0xffff) | x << 16 if os_ >> 3 & 1 else (old & 0xffff0000) | x
     r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32
+  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))
+  return (prg, types.SimpleNamespace(fxn=fxn))
+# Private memory per wave. The emulator gives all waves of a workgroup one scratch buffer indexed by the lane
+# within the wave (run_asm's scratch_buf, make_addr: lane * SCRATCH_STRIDE), so in a block of several waves
+# wave 1's private array overwrote wave 0's; the waves run one after the other between barriers, so private data
+# live across a barrier came back as the other wave's (bar/regions_local_array). Every SCRATCH instruction runs
+# here on a buffer of the wave's own, found by the address of the wave's SGPR file (a wave state of its own for
+# each wave of each workgroup), with the emulator's layout inside it: lane l at l * stride; address = (VADDR if
+# SVE) + (the SADDR SGPR if below 124) + the 13-bit signed offset. Sizes, sign/zero extension and the d16 forms
+# (one half of VDST written or stored, the other kept) from the instruction's name; a form not known here stops
+# the grid with its name (the emulator's own scratch would not see this memory).
+_p2n_scratch_bufs = {}
+_p2n_sizes = {'U8': (1, 0), 'I8': (1, 1), 'UBYTE': (1, 0), 'SBYTE': (1, 1), 'B8': (1, 0), 'BYTE': (1, 0),
+              'U16': (2, 0), 'I16': (2, 1), 'USHORT': (2, 0), 'SSHORT': (2, 1), 'B16': (2, 0), 'SHORT': (2, 0),
+              'B32': (4, 0), 'DWORD': (4, 0), 'B64': (8, 0), 'DWORDX2': (8, 0), 'B96': (12, 0), 'DWORDX3': (12, 0),
+              'B128': (16, 0), 'DWORDX4': (16, 0)}
+def _p2n_scratch(inst, pc, arch, name):
+  parts = name.split('_')[2:]                     # SCRATCH_LOAD_D16_HI_B16 -> ['D16', 'HI', 'B16']
+  store, d16, hi = name.startswith('SCRATCH_STORE'), 'D16' in parts, 'HI' in parts
+  size = [_p2n_sizes[x] for x in parts if x in _p2n_sizes]
+  if len(size) != 1 or int(getattr(inst, 'lds', 0) or 0):
+    raise RuntimeError(f'hip stand-in: scratch form {name} not handled (emu_fixes.py _p2n_scratch)')
+  nbytes, signed = size[0]
+  ws = 64 if arch == 'cdna' else 32
+  reg = lambda f: f.offset - 256 if hasattr(f, 'offset') else int(f)
+  a, d, vd = reg(inst.addr), reg(inst.data), reg(inst.vdst)
+  sa = inst.saddr.offset if hasattr(inst.saddr, 'offset') else int(inst.saddr)
+  sve = int(getattr(inst, 'sve', 0) or 0)
+  fo = type(inst).offset
+  w = fo.hi - fo.lo + 1
+  off = int(inst.offset)
+  off = off - (1 << w) if off >> (w - 1) & 1 else off
+  lo, hi_, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, pc + inst.size()
+  def fxn(sgpr, vgpr, *rest):
+    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
+    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
+    stride = r[emu.SCRATCH_STRIDE_IDX]
+    buf = _p2n_scratch_bufs.get(sgpr.value)
+    if buf is None or len(buf) < stride * ws:
+      if len(_p2n_scratch_bufs) > 256: _p2n_scratch_bufs.clear()
+      buf = _p2n_scratch_bufs[sgpr.value] = bytearray(stride * ws)
+    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
+    for l in range(ws):
+      if not ex >> l & 1: continue
+      addr = l * stride + (v[a * ws + l] if sve else 0) + (r[sa] if sa < 124 else 0) + off
+      if addr < 0 or addr + nbytes > len(buf): raise RuntimeError(f'hip stand-in: {name} outside the private segment')
+      if store:
+        if d16 and hi: val = v[d * ws + l] >> 16
+        else: val = sum(v[(d + i) * ws + l] << (32 * i) for i in range((nbytes + 3) // 4))
+        buf[addr:addr + nbytes] = (val & ((1 << (8 * nbytes)) - 1)).to_bytes(nbytes, 'little')
+        continue
+      val = int.from_bytes(buf[addr:addr + nbytes], 'little')
+      if nbytes < 4 and signed and val >> (8 * nbytes - 1) & 1: val -= 1 << (8 * nbytes)
+      if d16:
+        old = v[vd * ws + l]
+        h = val & 0xffff
+        v[vd * ws + l] = (old & 0xffff) | h << 16 if hi else (old & 0xffff0000) | h
+      elif nbytes <= 4: v[vd * ws + l] = val & 0xffffffff
+      else:
+        for i in range(nbytes // 4): v[(vd + i) * ws + l] = val >> (32 * i) & 0xffffffff
+    r[lo], r[hi_] = nxt & 0xffffffff, nxt >> 32
   prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))
   return (prg, types.SimpleNamespace(fxn=fxn))
 emu._decode_at = _p2n_decode_at
