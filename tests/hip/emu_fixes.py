@@ -28,6 +28,9 @@ def _p2n_decode_at(pc, arch):
     return _p2n_orig_decode(pc, arch)
   if name == 'DS_BPERMUTE_B32': return _p2n_bpermute(inst, pc, arch), inst
   if type(inst).__name__ in ('SCRATCH', 'VSCRATCH'): return _p2n_scratch(inst, pc, arch, name), inst
+  if name in ('S_SENDMSG_RTN_B64', 'S_SENDMSG_RTN_B32') and inst.ssrc0.offset == 128 + 3:   # inline constant 3
+    return _p2n_realtime(inst, pc, name), inst
+  if name in ('S_MEMTIME', 'S_MEMREALTIME'): return _p2n_realtime(inst, pc, name), inst
   if name.split('_ATOMIC_')[-1] in _p2n_rmw64: return _p2n_atomic64(inst, pc, arch, name), inst
   if name in ('V_ADD_NC_I16', 'V_SUB_NC_I16', 'V_ADD_I16', 'V_SUB_I16') and int(getattr(inst, 'clmp', 0) or 0):
     r = _p2n_i16sat(inst, pc, arch, name)
@@ -391,6 +394,22 @@ def _p2n_scratch(inst, pc, arch, name):
         for i in range(nbytes // 4): v[(vd + i) * ws + l] = val >> (32 * i) & 0xffffffff
     r[lo], r[hi_] = nxt & 0xffffffff, nxt >> 32
   prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))
+  return (prg, types.SimpleNamespace(fxn=fxn))
+# s_sendmsg_rtn_b64 MSG_RTN_GET_REALTIME (message 131, field value 3; %globaltimer and clock64 on RDNA3) and CDNA's
+# s_memtime / s_memrealtime: the emulator has no runner for them (KeyError / "unexpected SMEM op"). A constant
+# 100 MHz counter: the host's monotonic clock in 10 ns units (the shader clock of s_memtime too: only its
+# monotonicity is observable).
+import time
+def _p2n_realtime(inst, pc, name):
+  d, nxt = (inst.sdata if name.startswith('S_MEM') else inst.sdst).offset, pc + inst.size()
+  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX
+  def fxn(sgpr, *rest):
+    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
+    t = time.monotonic_ns() // 10
+    r[d] = t & 0xffffffff
+    if not name.endswith('B32'): r[d + 1] = t >> 32 & 0xffffffff
+    r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32
+  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))
   return (prg, types.SimpleNamespace(fxn=fxn))
 emu._decode_at = _p2n_decode_at
 # the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
