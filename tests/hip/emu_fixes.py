@@ -411,6 +411,20 @@ def _p2n_realtime(inst, pc, name):
     r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32
   prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0]))
   return (prg, types.SimpleNamespace(fxn=fxn))
+# 16-bit loads from an address that is 1 mod 4 (an unaligned u16 between two bytes, as LLVM assembles an unaligned
+# 32-bit load: u8, u16 at +1, i8 at +3): pcode.py's _handle_mem_load picks the halfword of the aligned dword by bit 1
+# of the address and ignores bit 0, so it returned bytes 0-1 of the dword instead of 1-2 (and bytes 2-3 for an
+# address 3 mod 4). GPUs in ROCm's unaligned mode load the two bytes at the address. Here such a load is the low 16
+# bits of the emulator's own unaligned 32-bit load at the same address (which combines the two dwords).
+import test.mockgpu.amd.pcode as _p2n_pcode
+_p2n_orig_mem_load = _p2n_pcode.Parser._handle_mem_load
+def _p2n_mem_load(self, addr, dt):
+  mem = self.vars.get('_vmem') if '_vmem' in self.vars else self.vars.get('_lds')
+  if dt in (emu.dtypes.uint16, emu.dtypes.int16) and mem is not None and mem.dtype != emu.dtypes.uint8:
+    v32 = _p2n_orig_mem_load(self, addr, emu.dtypes.uint32)
+    return _p2n_pcode._cast_to(v32 & emu._c(0xffff), dt)
+  return _p2n_orig_mem_load(self, addr, dt)
+_p2n_pcode.Parser._handle_mem_load = _p2n_mem_load
 emu._decode_at = _p2n_decode_at
 # the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
 # SGPR_COUNT-16.. (= 244..259): _init_wave's HW_ID (HW_REGISTERS[4]) lands on slot 248, the inline
