@@ -393,3 +393,46 @@ const amd_kernel *amd_meta_kernel(const amd_meta *m, const char *name)
             return &m->k[i];
     return NULL;
 }
+
+/* section i's header, bounds-checked */
+static int section(const uint8_t *b, size_t n, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+{
+    if (eh->e_shentsize != sizeof *sh || i >= eh->e_shnum || eh->e_shoff > n ||
+        (uint64_t)i * sizeof *sh > n - eh->e_shoff - sizeof *sh)
+        return 0;
+    memcpy(sh, b + eh->e_shoff + (uint64_t)i * sizeof *sh, sizeof *sh);
+    return sh->sh_type == SHT_NOBITS || (sh->sh_offset <= n && sh->sh_size <= n - sh->sh_offset);
+}
+
+int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P2N_AMD_KINFO_WORDS])
+{
+    Elf64_Ehdr eh;
+    if (!elf_header(elf, n, &eh) || !kernel)
+        return 0;
+    const uint8_t *b = elf;
+    char want[300];
+    if ((size_t)snprintf(want, sizeof want, "%s%s", P2N_AMD_KINFO_PREFIX, kernel) >= sizeof want)
+        return 0;
+    for (unsigned s = 0; s < eh.e_shnum; s++) {
+        Elf64_Shdr sym, str;
+        if (!section(b, n, &eh, s, &sym) || sym.sh_type != SHT_DYNSYM || sym.sh_entsize != sizeof(Elf64_Sym) ||
+            !section(b, n, &eh, sym.sh_link, &str) || str.sh_type != SHT_STRTAB)
+            continue;
+        for (uint64_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+            Elf64_Sym y;
+            memcpy(&y, b + sym.sh_offset + k * sizeof y, sizeof y);
+            size_t len = strlen(want);
+            if (y.st_name >= str.sh_size || len >= str.sh_size - y.st_name ||
+                memcmp(b + str.sh_offset + y.st_name, want, len + 1) != 0)
+                continue;
+            Elf64_Shdr data;
+            if (y.st_size < P2N_AMD_KINFO_WORDS * 4 || !section(b, n, &eh, y.st_shndx, &data) ||
+                data.sh_type == SHT_NOBITS || y.st_value < data.sh_addr ||
+                y.st_value - data.sh_addr > data.sh_size - P2N_AMD_KINFO_WORDS * 4)
+                return 0;
+            memcpy(out, b + data.sh_offset + (y.st_value - data.sh_addr), P2N_AMD_KINFO_WORDS * 4);
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "amdgpu_kinfo.h"
+
 /* explicit argument names the compiler gives (targets/amdgpu/amdgpu_lower.c): padding between PTX parameters
  * and the trailing launch-flags word; every other explicit argument is one PTX parameter */
 #define AMD_ARG_PAD "__p2n_pad"
@@ -31,6 +33,8 @@ typedef struct amd_kernel {
     uint32_t wavefront_size;
     uint32_t sgpr_count, vgpr_count;
     int dynamic_stack;           /* .uses_dynamic_stack */
+    int has_kinfo;               /* the code object has the kernel's "__p2n_kinfo." constant (amd_read_kinfo) */
+    uint32_t kinfo[P2N_AMD_KINFO_WORDS]; /* its words: .reqntid x, y, z, P2N_KERNEL_* flags */
     unsigned nargs;
     amd_arg *args;
 } amd_kernel;
@@ -58,5 +62,8 @@ int amd_compatible(const void *elf, size_t n, const char *gcn_arch_name, char *w
 int amd_read_meta(const void *elf, size_t n, amd_meta *out, char *err, size_t err_len);
 void amd_meta_free(amd_meta *m);
 const amd_kernel *amd_meta_kernel(const amd_meta *m, const char *name);
+/* the kernel's launch attributes (abi/amdgpu_kinfo.h: .reqntid x, y, z, P2N_KERNEL_* flags) from its "__p2n_kinfo."
+ * constant; 0 when the code object has none (or it is malformed) */
+int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P2N_AMD_KINFO_WORDS]);
 
 #endif

@@ -29,6 +29,7 @@
 
 #include "../backend.h"
 #include "amd_codeobj.h"
+#include "host_abi.h"
 
 #define HIPFNS(X)                                                                                                 \
     X(hipInit) X(hipGetDeviceCount) X(hipGetDeviceProperties) X(hipSetDevice) X(hipMalloc) X(hipFree)             \
@@ -240,6 +241,8 @@ static CUresult hip_module_load(const void *image, size_t size, p2n_bk_module **
         if (err) *err = p2n_bk_msg("code object metadata: %s", why);
         return CUDA_ERROR_INVALID_IMAGE;
     }
+    for (unsigned i = 0; i < m->meta.nkernels; i++)
+        m->meta.k[i].has_kinfo = amd_read_kinfo(image, size, m->meta.k[i].name, m->meta.k[i].kinfo);
     hipError_t e = hip.hipModuleLoadData(&m->mod, image);
     if (e != hipSuccess) {
         amd_meta_free(&m->meta);
@@ -327,7 +330,14 @@ static void hip_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *out)
     out->local_bytes = k->ak->private_fixed;
     out->max_threads_per_block = k->ak->max_flat_wg;
     out->num_regs = k->ak->vgpr_count;
-    /* reqntid per dimension and the cluster attributes are not in the metadata (left 0: unknown) */
+    /* .reqntid per dimension and the cluster attributes: our constant beside the metadata (abi/amdgpu_kinfo.h);
+     * without it (a code object not made by ptx2native-22 of this era) they stay 0: launches are not checked */
+    const amd_kernel *ak = k->ak;
+    if (ak->has_kinfo) {
+        for (int d = 0; d < 3; d++) out->reqntid[d] = ak->kinfo[d];
+        out->cluster_launch = (ak->kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_LAUNCH) != 0;
+        out->cluster_dims_fixed = (ak->kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_DIMS) != 0;
+    }
 }
 
 static CUresult hip_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
+#include "amdgpu_kinfo.h"
 #include "host_abi.h"
 #include "llvm_pass.h"
 
@@ -64,6 +65,26 @@ static LLVMValueRef load_dp(lower *L, LLVMValueRef dp, unsigned off, LLVMTypeRef
 static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) {
     LLVMValueRef o = k64(L, off);
     LLVMBuildStore(L->B, v, LLVMBuildGEP2(L->B, L->i8, ctx, &o, 1, ""));
+}
+
+/* The kernel's launch attributes that the AMDGPU metadata has no field for: .reqntid per dimension and the
+ * P2N_KERNEL_* flags (.explicitcluster, .reqnctapercluster), as a 16-byte constant "__p2n_kinfo.<kernel>" = {reqntid
+ * x, y, z, flags} (abi/amdgpu_kinfo.h) in the code object's dynamic symbol table. The HIP backend reads it
+ * (driver-stub/hip/amd_codeobj.c amd_read_kinfo) to refuse launches as the other backends do (launch.c). */
+static void add_kernel_attrs(lower *L, const emit_kernel *kd, const char *kernel) {
+    LLVMValueRef v[P2N_AMD_KINFO_WORDS] = {k32(L, kd->reqntid[0]), k32(L, kd->reqntid[1]), k32(L, kd->reqntid[2]),
+                                           k32(L, kd->flags)};
+    LLVMValueRef init = LLVMConstArray2(L->i32, v, P2N_AMD_KINFO_WORDS);
+    size_t n = strlen(P2N_AMD_KINFO_PREFIX) + strlen(kernel) + 1;
+    char *sym = malloc(n);
+    if (!sym) return;
+    snprintf(sym, n, "%s%s", P2N_AMD_KINFO_PREFIX, kernel);
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(L->M, LLVMTypeOf(init), sym, 4);
+    free(sym);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, 1);
+    LLVMSetVisibility(g, LLVMProtectedVisibility);
+    LLVMSetAlignment(g, 4);
 }
 
 /* one kernel of emission's description -> the amdgpu_kernel wrapper of its body */
@@ -126,6 +147,7 @@ static bool wrap_kernel(lower *L, const emit_kernel *kd, LLVMValueRef win, LLVMV
     }
     add_str_attr(L, k, "amdgpu-flat-work-group-size", buf);
     add_str_attr(L, k, "uniform-work-group-size", "true");
+    add_kernel_attrs(L, kd, name);
     LLVMAddAttributeAtIndex(k, LLVMAttributeFunctionIndex,
                             LLVMCreateEnumAttribute(L->C, LLVMGetEnumAttributeKindForName("nounwind", 8), 0));
     free(name);

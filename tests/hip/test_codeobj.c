@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "amd_codeobj.h"
+#include "host_abi.h"
 #include "../tools/test_file.h"
 
 static int fails;
@@ -73,6 +74,24 @@ int main(int argc, char **argv)
         TRUE(img != NULL);
         if (!img) continue;
         TRUE(amd_read_meta(img, n, &m, err, sizeof err) == 0);
+        uint32_t ki[P2N_AMD_KINFO_WORDS];
+        if (strstr(argv[i], "kinfo.")) { /* kinfo.ptx: .reqntid 32,2,1 / .explicitcluster / .reqnctapercluster */
+            TRUE(amd_read_kinfo(img, n, "k_req", ki) && ki[0] == 32 && ki[1] == 2 && ki[2] == 1 &&
+                 !(ki[P2N_AMD_KINFO_FLAGS] & (P2N_KERNEL_CLUSTER_LAUNCH | P2N_KERNEL_CLUSTER_DIMS)));
+            TRUE(amd_read_kinfo(img, n, "k_explicit", ki) && ki[0] == 0 &&
+                 (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_LAUNCH));
+            TRUE(amd_read_kinfo(img, n, "k_fixed", ki) && (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_DIMS));
+            TRUE(!amd_read_kinfo(img, n, "k_none", ki));            /* no such kernel */
+            for (size_t cut = 0; cut < n; cut += n / 97 + 1)        /* truncated images: no crash, no record */
+                amd_read_kinfo(img, cut, "k_req", ki);
+            TRUE(!amd_read_kinfo(img, 64, "k_req", ki));
+            printf("%s: kinfo read\n", argv[i]);
+            amd_meta_free(&m);
+            free(img);
+            continue;
+        }
+        TRUE(amd_read_kinfo(img, n, "vecadd", ki) && ki[0] == 0 &&
+             !(ki[P2N_AMD_KINFO_FLAGS] & (P2N_KERNEL_CLUSTER_LAUNCH | P2N_KERNEL_CLUSTER_DIMS)));
         const amd_kernel *va = amd_meta_kernel(&m, "vecadd"), *fill = amd_meta_kernel(&m, "fill");
         TRUE(va && fill);
         if (va) {
