@@ -31,6 +31,9 @@ def _p2n_decode_at(pc, arch):
   if name in ('S_SENDMSG_RTN_B64', 'S_SENDMSG_RTN_B32') and inst.ssrc0.offset == 128 + 3:   # inline constant 3
     return _p2n_realtime(inst, pc, name), inst
   if name in ('S_MEMTIME', 'S_MEMREALTIME'): return _p2n_realtime(inst, pc, name), inst
+  if name == 'S_SET_GPR_IDX_ON':
+    r = _p2n_gpr_idx(inst, pc, arch)
+    if r: return r, inst
   if name.split('_ATOMIC_')[-1] in _p2n_rmw64: return _p2n_atomic64(inst, pc, arch, name), inst
   if name in ('V_ADD_NC_I16', 'V_SUB_NC_I16', 'V_ADD_I16', 'V_SUB_I16') and int(getattr(inst, 'clmp', 0) or 0):
     r = _p2n_i16sat(inst, pc, arch, name)
@@ -425,6 +428,36 @@ def _p2n_mem_load(self, addr, dt):
     return _p2n_pcode._cast_to(v32 & emu._c(0xffff), dt)
   return _p2n_orig_mem_load(self, addr, dt)
 _p2n_pcode.Parser._handle_mem_load = _p2n_mem_load
+# gfx9 VGPR index mode: s_set_gpr_idx_on S, gpr_idx(SRC0 | DST); v_mov_b32 vD, vS; s_set_gpr_idx_off is LLVM's
+# run-time-indexed VGPR read / write on CDNA (our sparse-mma metadata selection). The emulator cannot compile
+# s_set_gpr_idx_on ("unknown variable: SRC1") and has no index mode. This runner takes the three instructions
+# together (the only shape LLVM emits for them): per active lane vD = v[S + idx] (SRC0) or v[D + idx] = vS (DST),
+# idx = S[7:0]; M0 as the hardware leaves it (index in M0[7:0], mode bits cleared by s_set_gpr_idx_off). Any other
+# shape is left to the emulator (which fails on it, naming the instruction).
+def _p2n_gpr_idx(inst, pc, arch):
+  mv = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc + inst.size()).raw), arch)
+  off_pc = pc + inst.size() + mv.size()
+  off = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(off_pc).raw), arch)
+  if getattr(mv.op, 'name', '') != 'V_MOV_B32_E32' or getattr(off.op, 'name', '') != 'S_SET_GPR_IDX_OFF': return None
+  mode, sreg = int(inst.ssrc1.offset if hasattr(inst.ssrc1, 'offset') else inst.ssrc1), inst.ssrc0.offset
+  d, s_ = mv.vdst.offset - 256, mv.src0.offset
+  if mode not in (1, 8) or s_ < 256: return None
+  s_ -= 256
+  ws, m0 = (64 if arch == 'cdna' else 32), 124
+  lo, hi, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, off_pc + off.size()
+  def fxn(sgpr, vgpr, *rest):
+    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
+    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
+    idx = r[sreg] & 0xff
+    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
+    for l in range(ws):
+      if not ex >> l & 1: continue
+      if mode == 1: v[d * ws + l] = v[(s_ + idx) * ws + l]
+      else: v[(d + idx) * ws + l] = v[s_ * ws + l]
+    r[m0] = (r[m0] & ~0xf0ff & 0xffffffff) | idx
+    r[lo], r[hi] = nxt & 0xffffffff, nxt >> 32
+  prg = types.SimpleNamespace(arg=types.SimpleNamespace(globals=[0, 1]))
+  return (prg, types.SimpleNamespace(fxn=fxn))
 emu._decode_at = _p2n_decode_at
 # the emulator keeps inline constants in the SGPR file (slot 240 + k) and HW_REGISTERS at slots
 # SGPR_COUNT-16.. (= 244..259): _init_wave's HW_ID (HW_REGISTERS[4]) lands on slot 248, the inline
