@@ -18,6 +18,19 @@ emu._MXCSRContext = contextlib.nullcontext
 # (emu.py inst_word); patching only the bytes handed to its compiler (as first done here) changed nothing.
 # Then the emulator's inline-constant slot clash (below).
 import ctypes, types
+# The wave's register files as the runners below see them: globals [0, 1] = the SGPR and VGPR files (VGPR r of
+# lane l at r * wave size + l), EXEC 64 bits wide on wave64.
+def _p2n_wave(sgpr, vgpr, ws):
+  r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
+  v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
+  return r, v, (r[emu.EXEC_LO.offset] | (r[emu.EXEC_LO.offset + 1] << 32) if ws == 64 else r[emu.EXEC_LO.offset])
+# a source operand o of lane l: a VGPR (>= 256), the literal (255), an integer inline constant or an SGPR
+def _p2n_src(r, v, ws, o, l, lit=0):
+  if o >= 256: return v[(o - 256) * ws + l]
+  if o == 255: return lit
+  if o >= 193: return (192 - o) & 0xffffffff
+  if o >= 128: return o - 128
+  return r[o]
 _p2n_orig_decode = emu._decode_at
 def _p2n_decode_at(pc, arch):
   try: inst = emu.decode_inst(bytes((ctypes.c_char * 16).from_address(pc).raw), arch)
@@ -67,11 +80,9 @@ def _p2n_bpermute(inst, pc, arch):
   ws = 64 if arch == 'cdna' else 32
   a, d0, vd = inst.addr.offset - 256, inst.data0.offset - 256, inst.vdst.offset - 256
   off, nxt = int(inst.offset0) | (int(inst.offset1) << 8), pc + inst.size()
-  lo, hi, ex_lo = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset
+  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
     res = {}
     for i in range(ws):
       if ex >> i & 1:
@@ -104,11 +115,9 @@ def _p2n_atomic64(inst, pc, arch, name):
   off = int(inst.offset)
   off = off - (1 << w) if off >> (w - 1) & 1 else off
   rtn = bool(getattr(inst, 'sc0', 0) if arch == 'cdna' else getattr(inst, 'glc', 0))
-  lo, hi, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, pc + inst.size()
+  lo, hi, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, pc + inst.size()
   def fxn(sgpr, vgpr, vmem, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
     V = lambda reg, l: v[(reg) * ws + l]
     for l in range(ws):
       if not ex >> l & 1: continue
@@ -130,11 +139,10 @@ def _p2n_movrel(inst, pc, arch, name):
   ws, m0, s0, vd = 32, 125, inst.src0.offset, inst.vdst.offset - 256
   if 'MOVRELS' in name and s0 < 256: return None
   if not (s0 >= 256 or s0 < 128 or 128 <= s0 <= 208): return None
-  lo, hi, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, pc + inst.size()
+  lo, hi, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, pc + inst.size()
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex, k = r[ex_lo], r[m0]
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
+    k = r[m0]
     for l in range(ws):
       if not ex >> l & 1: continue
       if 'MOVRELS' in name: v[vd * ws + l] = v[(s0 - 256 + k) * ws + l]
@@ -216,17 +224,10 @@ def _p2n_valu_runner(inst, pc, arch, base):
   if wide and any(128 <= o < 256 for o in srcs): return None
   lit = int(getattr(inst, 'literal', 0) or 0)
   vd, nxt = inst.vdst.offset - 256, pc + inst.size()
-  lo, hi, ex_lo, vcc = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, emu.VCC_LO.offset
+  lo, hi, vcc = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.VCC_LO.offset
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
-    def rd(o, l):
-      if o >= 256: return v[(o - 256) * ws + l]
-      if o == 255: return lit
-      if o >= 193: return (192 - o) & 0xffffffff
-      if o >= 128: return o - 128
-      return r[o]
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
+    rd = lambda o, l: _p2n_src(r, v, ws, o, l, lit)
     def narrow(x, s):
       if s[0] >= 6: return x
       sh, w = (8 * s[0], 8) if s[0] < 4 else (16 * (s[0] - 4), 16)
@@ -317,17 +318,11 @@ def _p2n_i16sat(inst, pc, arch, name):
   s0, s1 = inst.src0.offset, inst.src1.offset
   if any(not (o >= 256 or o < 128 or 128 <= o <= 208) for o in (s0, s1)): return None
   vd, nxt = inst.vdst.offset - 256, pc + inst.size()
-  lo, hi, ex_lo = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset
+  lo, hi = emu.PC_LO_IDX, emu.PC_HI_IDX
   x16 = lambda x, h: (lambda y: y - 0x10000 if y & 0x8000 else y)(x >> 16 & 0xffff if h else x & 0xffff)
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
-    def rd(o, l):
-      if o >= 256: return v[(o - 256) * ws + l]
-      if o >= 193: return (192 - o) & 0xffffffff
-      if o >= 128: return o - 128
-      return r[o]
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
+    rd = lambda o, l: _p2n_src(r, v, ws, o, l)
     for l in range(ws):
       if not ex >> l & 1: continue
       a, b = x16(rd(s0, l), os_ & 1), x16(rd(s1, l), os_ >> 1 & 1)
@@ -367,16 +362,14 @@ def _p2n_scratch(inst, pc, arch, name):
   w = fo.hi - fo.lo + 1
   off = int(inst.offset)
   off = off - (1 << w) if off >> (w - 1) & 1 else off
-  lo, hi_, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, pc + inst.size()
+  lo, hi_, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, pc + inst.size()
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
     stride = r[emu.SCRATCH_STRIDE_IDX]
     buf = _p2n_scratch_bufs.get(sgpr.value)
     if buf is None or len(buf) < stride * ws:
       if len(_p2n_scratch_bufs) > 256: _p2n_scratch_bufs.clear()
       buf = _p2n_scratch_bufs[sgpr.value] = bytearray(stride * ws)
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
     for l in range(ws):
       if not ex >> l & 1: continue
       addr = l * stride + (v[a * ws + l] if sve else 0) + (r[sa] if sa < 124 else 0) + off
@@ -444,12 +437,10 @@ def _p2n_gpr_idx(inst, pc, arch):
   if mode not in (1, 8) or s_ < 256: return None
   s_ -= 256
   ws, m0 = (64 if arch == 'cdna' else 32), 124
-  lo, hi, ex_lo, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, emu.EXEC_LO.offset, off_pc + off.size()
+  lo, hi, nxt = emu.PC_LO_IDX, emu.PC_HI_IDX, off_pc + off.size()
   def fxn(sgpr, vgpr, *rest):
-    r = (ctypes.c_uint32 * emu.SGPR_COUNT).from_address(sgpr.value)
-    v = (ctypes.c_uint32 * (256 * ws)).from_address(vgpr.value)
+    r, v, ex = _p2n_wave(sgpr, vgpr, ws)
     idx = r[sreg] & 0xff
-    ex = r[ex_lo] | (r[ex_lo + 1] << 32) if ws == 64 else r[ex_lo]
     for l in range(ws):
       if not ex >> l & 1: continue
       if mode == 1: v[d * ws + l] = v[(s_ + idx) * ws + l]
