@@ -211,8 +211,12 @@ static int load_elf(struct ihipModule_t *m, const uint8_t *img, size_t n)
         }
     /* Cache maintenance the emulator cannot decode, and which has no effect on it (it has no caches): gfx11
      * buffer_gl0_inv / buffer_gl1_inv (E0AC0000 / E0B00000 00000000), gfx12 global_inv / global_wb (EE0AC07C /
-     * EE0B007C, a scope in the second word, 00000000) become s_nop (BF800000). Exact whole-instruction
-     * encodings, matched at 4-byte boundaries of the executable segments only. */
+     * EE0B007C, a scope in the second word, 00000000) become s_nop (BF800000); on CDNA (gfx9 machine numbers)
+     * also buffer_wbl2 / buffer_inv with any sc0/sc1 bits (E0A0?000 / E0A4?000, bits 14-15, then 00000000), which
+     * the emulator runs as a buffer access through s[0:3] (SIGSEGV: the release/acquire fences of cluster-scope
+     * barriers, cluster/barrier_cluster). Exact whole-instruction encodings, matched at 4-byte boundaries of the
+     * executable segments only. */
+    int cdna = (eh.e_flags & 0xff) == 0x03f || (eh.e_flags & 0xff) == 0x04c || (eh.e_flags & 0xff) == 0x04f;
     for (unsigned i = 0; i < eh.e_phnum; i++) {
         if (ph[i].p_type != PT_LOAD || !(ph[i].p_flags & PF_X)) continue;
         uint32_t *w = (uint32_t *)(m->base + (ph[i].p_vaddr & ~(uint64_t)3));
@@ -223,6 +227,9 @@ static int load_elf(struct ihipModule_t *m, const uint8_t *img, size_t n)
             else if ((w[j] == 0xEE0AC07Cu || w[j] == 0xEE0B007Cu) && j + 2 < nw && !(w[j + 1] & ~0x000C0000u) &&
                      w[j + 2] == 0)
                 w[j] = w[j + 1] = w[j + 2] = 0xBF800000u;
+            else if (cdna && ((w[j] & 0xFFFF3FFFu) == 0xE0A00000u || (w[j] & 0xFFFF3FFFu) == 0xE0A40000u) &&
+                     w[j + 1] == 0)
+                w[j] = w[j + 1] = 0xBF800000u;
         }
     }
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(img + eh.e_shoff);
