@@ -15,8 +15,9 @@
  *    buffer for printf, ...), as for any clang-compiled kernel.
  *  - Memory: hipMalloc (device memory, not host-accessible: host_access = 0, every copy/fill goes through
  *    hipMemcpy/hipMemset*); pinned host memory hipHostMalloc.
- *  - Launches are synchronous (hipModuleLaunchKernel on the null stream + hipDeviceSynchronize), like every
- *    backend today (backend.h has no stream hooks); errors of the grid come from hipDeviceSynchronize.
+ *  - Launches are synchronous inside the backend (hipModuleLaunchKernel on the null stream +
+ *    hipDeviceSynchronize): backend.h has no stream hooks (created streams are asynchronous to the host one level
+ *    up, stream_queue.c); errors of the grid come from hipDeviceSynchronize.
  * Reviewed against the HIP 5.2 headers: docs/hip-review.md. UNTESTED on AMD hardware; tested end to end on the
  * emulator stand-in (tests/hip/README.md). */
 #include <dlfcn.h>
