@@ -15,8 +15,8 @@ emu._MXCSRContext = contextlib.nullcontext
 # s[saddr:saddr+1] to the address whenever the field is below 124 (make_addr), so a generic-pointer access on
 # gfx950 went to s[0:1] + the pointer's low half (SIGSEGV in the software texture sampler). In memory, not
 # in a copy: the emulator's runners read an instruction's fields from memory at the PC when they run
-# (emu.py inst_word); patching only the bytes handed to its compiler (as first done here) changed nothing.
-# Then the emulator's inline-constant slot clash (below).
+# (emu.py inst_word); patching only the bytes handed to its compiler (as an earlier version did) changed nothing.
+# The other workarounds follow, each with its reason.
 import ctypes, types
 # The wave's register files as the runners below see them: globals [0, 1] = the SGPR and VGPR files (VGPR r of
 # lane l at r * wave size + l), EXEC 64 bits wide on wave64.
