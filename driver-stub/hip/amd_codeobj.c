@@ -411,7 +411,8 @@ int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P
         return 0;
     const uint8_t *b = elf;
     char want[300];
-    if ((size_t)snprintf(want, sizeof want, "%s%s", P2N_AMD_KINFO_PREFIX, kernel) >= sizeof want)
+    size_t len = (size_t)snprintf(want, sizeof want, "%s%s", P2N_AMD_KINFO_PREFIX, kernel);
+    if (len >= sizeof want)
         return 0;
     for (unsigned s = 0; s < eh.e_shnum; s++) {
         Elf64_Shdr sym, str;
@@ -421,7 +422,6 @@ int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P
         for (uint64_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
             Elf64_Sym y;
             memcpy(&y, b + sym.sh_offset + k * sizeof y, sizeof y);
-            size_t len = strlen(want);
             if (y.st_name >= str.sh_size || len >= str.sh_size - y.st_name ||
                 memcmp(b + str.sh_offset + y.st_name, want, len + 1) != 0)
                 continue;

@@ -338,6 +338,21 @@ EXPORT hipError_t hipModuleGetGlobal(hipDeviceptr_t *dptr, size_t *bytes, hipMod
 
 /* ---- execution ---- */
 
+/* runs the Python file at path with globals g; 1 when it ran to the end (an error is printed) */
+static int run_py_file(const char *path, PyObject *g)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "hip stand-in: cannot open %s\n", path);
+        return 0;
+    }
+    PyObject *r = PyRun_File(f, path, Py_file_input, g, g);
+    fclose(f);
+    if (!r) PyErr_Print();
+    Py_XDECREF(r);
+    return r != NULL;
+}
+
 static int py_start(void)
 {
     if (run_asm) return 0;
@@ -368,25 +383,11 @@ static int py_start(void)
             PyDict_SetItemString(g, "__builtins__", bi);
             PyDict_SetItemString(g, "emu", mod);
             /* the emulator workarounds (emu_fixes.py, beside this file; its path is compiled in) */
-            FILE *ff = fopen(P2N_HIP_EMU_FIXES, "r");
-            PyObject *rr = ff ? PyRun_File(ff, P2N_HIP_EMU_FIXES, Py_file_input, g, g) : NULL;
-            if (ff) fclose(ff);
-            if (!ff) fprintf(stderr, "hip stand-in: cannot open %s\n", P2N_HIP_EMU_FIXES);
-            else if (!rr) PyErr_Print();
-            ok_fixes = rr != NULL;
-            Py_XDECREF(rr);
+            ok_fixes = run_py_file(P2N_HIP_EMU_FIXES, g);
             /* a debugging aid: $P2N_HIP_STANDIN_PY names a Python file run here with `emu` bound (e.g. to wrap
              * emu._decode_at and print registers after each instruction) */
             const char *extra = getenv("P2N_HIP_STANDIN_PY");
-            FILE *ef = extra && *extra ? fopen(extra, "r") : NULL;
-            if (ef) {
-                PyObject *er = PyRun_File(ef, extra, Py_file_input, g, g);
-                if (!er) PyErr_Print();
-                Py_XDECREF(er);
-                fclose(ef);
-            } else if (extra && *extra) {
-                fprintf(stderr, "hip stand-in: P2N_HIP_STANDIN_PY: cannot open %s\n", extra);
-            }
+            if (extra && *extra) run_py_file(extra, g);
         }
         Py_XDECREF(g);
         run_asm = ok_fixes ? PyObject_GetAttrString(mod, "run_asm") : NULL; /* never without the workarounds */
