@@ -171,16 +171,7 @@ static bool wrap_kernel(lower *L, const emit_kernel *kd, LLVMValueRef win, LLVMV
               LLVMBuildSub(L->B, gseg, LLVMBuildPtrToInt(L->B, smem, L->i32, ""), ""));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, yield_budget), k32(L, 0x7fffffff));
     store_ctx(L, ctx, offsetof(p2n_thread_ctx, rt), LLVMConstNull(L->ptr));
-    if (lflags) {
-        /* a kernel that declares its cluster shape is launched as a cluster however the launch says it (the
-         * kernel's own body knows that at compile time, emit_cluster.c declared_cluster; the .funcs it calls read
-         * the flags). The runtime sets the bit from the kernel's attributes where they reach it (launch.c), but an
-         * AMDGPU code object does not carry .reqnctapercluster / .explicitcluster to the HIP backend. */
-        LLVMValueRef fl = LLVMGetParam(k, flags_arg);
-        if (kd->flags & (P2N_KERNEL_CLUSTER_DIMS | P2N_KERNEL_CLUSTER_LAUNCH))
-            fl = LLVMBuildOr(L->B, fl, k32(L, P2N_LAUNCH_CLUSTER), "");
-        store_ctx(L, ctx, offsetof(p2n_thread_ctx, launch_flags), fl);
-    }
+    if (lflags) store_ctx(L, ctx, offsetof(p2n_thread_ctx, launch_flags), LLVMGetParam(k, flags_arg));
     LLVMValueRef ka = call_intrin(L, "llvm.amdgcn.kernarg.segment.ptr", NULL, 0, NULL, 0);
     LLVMValueRef args[2] = {LLVMBuildAddrSpaceCast(L->B, ka, L->ptr, ""), ctx};
     LLVMTypeRef bt[2] = {L->ptr, L->ptr};
