@@ -8,23 +8,18 @@
 #include <stdbool.h>
 #include <string.h>
 
-static float half_to_float(uint16_t h) {
-    uint32_t sign = (uint32_t)(h >> 15) << 31, e = (h >> 10) & 0x1f, m = h & 0x3ff, bits;
-    if (e == 0x1f) bits = sign | 0x7f800000u | (m << 13);
-    else if (e) bits = sign | ((e + 112) << 23) | (m << 13);
-    else if (!m) bits = sign;
-    else {
-        float f = (float)m * 0x1p-24f;
-        memcpy(&bits, &f, 4);
-        bits |= sign;
-    }
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
 static float bits_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static uint32_t f_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+/* Without branches, so that the conversion loops of wmma vectorise: the half's exponent and mantissa, shifted
+ * into an f32's, are the value times 2^-112 (subnormal halves become f32 subnormals), and the product by 2^112
+ * is exact (the runtime never sets DAZ); infinities and NaNs keep their payload. Checked against the
+ * field-by-field conversion over all 65,536 halves. */
+static float half_to_float(uint16_t h) {
+    uint32_t mag = h & 0x7fffu;
+    uint32_t bits = mag >= 0x7c00u ? 0x7f800000u | mag << 13 : f_bits(bits_f(mag << 13) * 0x1p112f);
+    return bits_f(bits | (uint32_t)(h & 0x8000u) << 16);
+}
 
 static uint16_t half_of(const uint32_t *io, unsigned idx) { return (uint16_t)(io[idx >> 1] >> ((idx & 1) * 16)); }
 
@@ -150,6 +145,19 @@ void p2n_matrix_lane(uint32_t op, uint32_t *io, uint32_t lane) {
     bool col = op & P2N_MX_COLMAJOR;
     uint32_t frag = op & 0x30000u;
     bool store = (op & 0xffu) == P2N_MX_WMMA_STORE;
+    /* a lane's 8 elements e = 8 lane + j lie in one row (16 per row): in row-major storage one run of memory */
+    if (!col) {
+        uint64_t first = (uint64_t)(lane / 2) * ld + (lane & 1) * 8;
+        if (frag != P2N_MX_FRAG_C) { /* f16 A/B: words 3..6, words 7..10 zero */
+            memcpy(&io[3], base + first * 2, 16);
+            memset(&io[7], 0, 16);
+        } else if (store) {
+            memcpy(base + first * 4, &io[3], 32);
+        } else {
+            memcpy(&io[3], base + first * 4, 32);
+        }
+        return;
+    }
     if (frag != P2N_MX_FRAG_C) {
         /* A (m x k) or B (k x n), f16: element (r, c) of the 16x16 matrix */
         for (unsigned j = 0; j < 8; j++) io[3 + j] = 0;
