@@ -202,7 +202,10 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
                                       * them as a hidden trailing kernel argument, targets/amdgpu/amdgpu_lower.c) */,
        P2N_KERNEL_CORO = 128u /* coro_entry is set (version 4) */,
        P2N_KERNEL_WORK_ITEM_LOOPS = 256u /* with THREAD_LOOP: block_entry runs work-item loops between barriers
-                                           * (see above; a runtime that does not know the flag runs it the same) */ };
+                                           * (see above; a runtime that does not know the flag runs it the same) */,
+       P2N_KERNEL_FIBER_STUB = 512u /* entry only traps: the object has just the fast entry (block_entry, or
+                                     * coro_entry), targets/host/drop_fallback_entries.c; the runtime uses that one
+                                     * even where P2N_CPU_THREADLOOP/CORO/WORK_ITEM_LOOPS=0 ask for another */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 /* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,

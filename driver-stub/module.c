@@ -125,6 +125,13 @@ static CUresult parse_jit(unsigned n, CUjit_option *opts, void **vals, jit_opts 
     j->popt.fp_atomics_native = fa && strcmp(fa, "native") == 0;
     if (fa && *fa && strcmp(fa, "native") != 0 && strcmp(fa, "exact") != 0)
         fprintf(stderr, "libcuda (ptx2native): P2N_FP_ATOMICS: unknown value '%s' (exact, native)\n", fa);
+    /* the CPU runtime's ways of running a kernel other than the fastest (cpu_launch.c) exist only in code that
+     * was compiled with them: any of these variables set, the JIT compiles every entry */
+    static const char *const ways[] = {"P2N_CPU_THREADLOOP", "P2N_CPU_CORO", "P2N_CPU_WORK_ITEM_LOOPS"};
+    for (unsigned w = 0; w < sizeof ways / sizeof *ways; w++) {
+        const char *e = getenv(ways[w]);
+        if (e && e[0] == '0') j->popt.host_fallback_entries = 1;
+    }
     if (n == 0)
         return CUDA_SUCCESS;
     if (!opts || !vals)

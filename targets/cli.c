@@ -315,6 +315,12 @@ static int run_cli(int argc, char **argv, cli_owned *own) {
         else if (strcmp(a, "--defer-unsupported") == 0) opt.defer_unsupported = 1;
         else if (strcmp(a, "--fp-atomics=exact") == 0) opt.fp_atomics_native = 0;
         else if (strcmp(a, "--fp-atomics=native") == 0) opt.fp_atomics_native = 1;
+        else if (strcmp(a, "--host-entries=fast") == 0) opt.host_fallback_entries = 0;
+        else if (strcmp(a, "--host-entries=all") == 0) opt.host_fallback_entries = 1;
+        else if (strncmp(a, "--host-entries=", 15) == 0) {
+            fprintf(stderr, "ptx2native: error: unknown --host-entries kind '%s' (fast, all)\n", a + 15);
+            return 1;
+        }
         else if (strncmp(a, "--fp-atomics=", 13) == 0) {
             fprintf(stderr, "ptx2native: error: unknown --fp-atomics kind '%s' (exact, native)\n", a + 13);
             return 1;

@@ -60,6 +60,11 @@ typedef struct p2n_options {
      * contention, but NVIDIA flushes subnormal operands and results of these adds on global memory and the
      * hardware add's subnormal handling is the device's (--fp-atomics=native; docs/atomics.md). */
     int fp_atomics_native;
+    /* Nonzero (host targets; others ignore it): every host kernel keeps all its entries — fiber, coroutine and
+     * block entry — so that the runtime's P2N_CPU_THREADLOOP=0 / P2N_CPU_CORO=0 / P2N_CPU_WORK_ITEM_LOOPS=0 can
+     * pick another. Zero: only the entry the runtime uses by default is compiled (--host-entries=fast|all;
+     * targets/host/drop_fallback_entries.c). */
+    int host_fallback_entries;
 } p2n_options;
 
 /* p2n_options.device_lacks bits */

@@ -16,7 +16,13 @@ struct cpu_kernel {
     void (*block_entry)(const uint8_t *params, p2n_thread_ctx *ctx); /* NULL: fibers only */
     void (*coro_entry)(const uint8_t *params, p2n_thread_ctx *ctx);  /* NULL: no coroutine entry (version 4) */
     int own_smem_valid; /* desc->own_smem_bytes exists (version 5) */
+    bool fiber_stub;    /* P2N_KERNEL_FIBER_STUB: desc->entry only traps; block_entry or coro_entry is the way */
+    bool way_noted;     /* the notice that a P2N_CPU_* way is not in the object was printed (cpu_note_fast_only) */
 };
+
+/* A P2N_CPU_THREADLOOP/CORO/WORK_ITEM_LOOPS=0 that asked kernel k for an entry its object was built without
+ * (ptx2native --host-entries=fast): one line on stderr per kernel and process. */
+void cpu_note_fast_only(struct cpu_kernel *k, const char *var);
 
 struct cpu_module {
     void *handle; /* dlopen handle */

@@ -88,6 +88,11 @@ cpu_status cpu_launch_kernel(cpu_kernel *k, const cpu_launch *cl, char **error) 
     /* coroutine threads (host_abi.h) unless disabled: P2N_CPU_CORO=0 runs such kernels on fibers, as before */
     const char *coro_env = getenv("P2N_CPU_CORO");
     L.coro_entry = L.tl_entry || (coro_env && coro_env[0] == '0') ? NULL : k->coro_entry;
+    if (!L.tl_entry && !L.coro_entry && k->fiber_stub) { /* the object has only its fast entry */
+        cpu_note_fast_only(k, k->block_entry ? "P2N_CPU_THREADLOOP" : "P2N_CPU_CORO");
+        L.tl_entry = k->block_entry;
+        L.coro_entry = L.tl_entry ? NULL : k->coro_entry;
+    }
     L.params = cl->params;
     for (int i = 0; i < 3; i++) {
         L.grid[i] = cl->grid[i];

@@ -233,15 +233,28 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
         m->kernels[i].module = m;
         m->kernels[i].desc = kdesc(d, i);
         /* the flag and the entry must agree: an object claiming one without the other gets fibers */
-        if (d->abi_version >= 2 && (m->kernels[i].desc->flags & P2N_KERNEL_THREAD_LOOP) &&
-            !(wi_off && (m->kernels[i].desc->flags & P2N_KERNEL_WORK_ITEM_LOOPS)))
-            m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
-        if (d->abi_version >= 4 && (m->kernels[i].desc->flags & P2N_KERNEL_CORO))
+        uint32_t kf = m->kernels[i].desc->flags;
+        m->kernels[i].fiber_stub = kf & P2N_KERNEL_FIBER_STUB;
+        if (d->abi_version >= 4 && (kf & P2N_KERNEL_CORO))
             m->kernels[i].coro_entry = m->kernels[i].desc->coro_entry;
+        if (d->abi_version >= 2 && (kf & P2N_KERNEL_THREAD_LOOP)) {
+            bool other = m->kernels[i].coro_entry || !m->kernels[i].fiber_stub; /* a way without work-item loops */
+            if (!(wi_off && (kf & P2N_KERNEL_WORK_ITEM_LOOPS) && other))
+                m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
+            if (wi_off && (kf & P2N_KERNEL_WORK_ITEM_LOOPS) && !other)
+                cpu_note_fast_only(&m->kernels[i], "P2N_CPU_WORK_ITEM_LOOPS");
+        }
         m->kernels[i].own_smem_valid = d->abi_version >= 5;
     }
     *out = m;
     return CPU_OK;
+}
+
+void cpu_note_fast_only(cpu_kernel *k, const char *var) {
+    if (__atomic_exchange_n(&k->way_noted, true, __ATOMIC_RELAXED)) return;
+    fprintf(stderr, "libcuda (ptx2native): %s=0 does not apply to kernel '%s': its precompiled host code has only "
+            "its fastest entry (build it with ptx2native --host-entries=all, or let the JIT compile the PTX)\n",
+            var, k->desc->name);
 }
 
 void cpu_module_unload(cpu_module *m) {
@@ -290,11 +303,15 @@ void cpu_kernel_get_info(const cpu_kernel *k, cpu_kernel_info *info) {
     info->static_shared_bytes = k->own_smem_valid ? d->own_smem_bytes : d->static_smem_bytes;
     info->local_bytes = d->local_bytes;
     bool waits = d->flags & (P2N_KERNEL_USES_BARRIERS | P2N_KERNEL_USES_WARP_OPS | P2N_KERNEL_MAY_SPIN);
+    /* the hints name the variables that select another way only where the object has one (fiber_stub: not) */
     info->execution = k->block_entry && (d->flags & P2N_KERNEL_WORK_ITEM_LOOPS)
-                          ? "work-item loops: the code between two barriers as a loop over the block's threads "
-                            "(P2N_CPU_WORK_ITEM_LOOPS=0: coroutines)"
+                          ? k->fiber_stub
+                                ? "work-item loops: the code between two barriers as a loop over the block's threads"
+                                : "work-item loops: the code between two barriers as a loop over the block's threads "
+                                  "(P2N_CPU_WORK_ITEM_LOOPS=0: coroutines)"
                       : k->block_entry ? "a loop over each block's threads (no thread waits for another)"
-                      : k->coro_entry ? "coroutines, one stack per block (P2N_CPU_CORO=0: fibers)"
+                      : k->coro_entry ? k->fiber_stub ? "coroutines, one stack per block"
+                                                      : "coroutines, one stack per block (P2N_CPU_CORO=0: fibers)"
                       : waits ? "fibers, a stack per thread (a wait lies in a called function, or the kernel uses "
                                 "activemask or isspacep.local: targets/host/host_coro.c)"
                               : "fibers that never switch";

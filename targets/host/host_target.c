@@ -8,6 +8,7 @@
 #include "emit.h"
 #include "host_coro.h"
 #include "work_item_loops.h"
+#include "drop_fallback_entries.h"
 #include "host_emit.h"
 #include "host_target.h"
 
@@ -50,6 +51,7 @@ static const llvm_pass host_lower[] = {
     {"eliminate-recursion", llvm_pass_eliminate_recursion, false},
     {"make-coroutines", host_pass_make_coroutines, false},
     {"form-work-item-loops", host_pass_form_work_item_loops, false},
+    {"drop-fallback-entries", host_pass_drop_fallback_entries, false},
     {NULL, NULL, false},
 };
 static const llvm_pass host_pre_opt[] = {

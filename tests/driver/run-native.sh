@@ -26,6 +26,14 @@ echo "$out" | grep -q "native 'host' code ([0-9]* bytes) from .p2n_native of /pr
     fail "no 'native code used' message"
 echo "$out" | grep -q "JIT-compiling\|refusing" && fail "the rewritten program compiled PTX"
 
+echo "== 1b. rewritten, asking the CPU runtime for its slower ways, which the native code was built without"
+# ptx2native-fatbin compiles host kernels with only their fastest entry (ptx2native --host-entries=fast): the
+# runtime keeps that entry, says so once per kernel, and the results stay right
+out=$(P2N_REQUIRE_NATIVE=1 P2N_CPU_THREADLOOP=0 P2N_CPU_CORO=0 P2N_CPU_WORK_ITEM_LOOPS=0 ./app.p2n run 2>&1); echo "$out"
+echo "$out" | grep -q "^test_native: all checks passed" || fail "rewritten program with P2N_CPU_*=0 did not run correctly"
+echo "$out" | grep -q "P2N_CPU_[A-Z_]*=0 does not apply to kernel '[^']*': its precompiled host code has only its fastest entry" ||
+    fail "no notice that the slower way is not in the native code"
+
 echo "== 2. original, P2N_REQUIRE_NATIVE=1 (must refuse), then without it (JIT)"
 out=$(P2N_REQUIRE_NATIVE=1 "$app" refused 2>&1); echo "$out"
 echo "$out" | grep -q "^test_native: all checks passed" || fail "the original program's load was not refused"
