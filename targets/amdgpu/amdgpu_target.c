@@ -66,6 +66,7 @@ static const llvm_pass amdgpu_post_opt[] = {
     {"amdgpu-return-values-in-registers", amdgpu_retval_pass, false},
     {"amdgpu-volatile-lds", amdgpu_volatile_lds_pass, false},
     {"amdgpu-trap-in-place", amdgpu_trap_in_place_pass, false},
+    {"amdgpu-bound-schedule-regions", amdgpu_bound_schedule_regions_pass, false},
     {NULL, NULL, false},
 };
 

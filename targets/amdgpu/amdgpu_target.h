@@ -56,4 +56,6 @@ bool amdgpu_volatile_lds_pass(struct llvm_pass_ctx *X);
 /* a divergent lane's trap where the lane reaches it, not after the rest of the function (amdgpu_trap_in_place.c),
  * after the optimiser */
 bool amdgpu_trap_in_place_pass(struct llvm_pass_ctx *X);
+/* amdgpu_bound_schedule_regions.c: a scheduling boundary every few hundred instructions of a long block */
+bool amdgpu_bound_schedule_regions_pass(struct llvm_pass_ctx *X);
 #endif

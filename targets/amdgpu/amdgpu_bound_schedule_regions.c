@@ -1,0 +1,45 @@
+/* amdgpu_bound_schedule_regions.c — after the optimiser: no scheduling region longer than a few hundred
+ * instructions.
+ *
+ * Why: LLVM 22's machine schedulers are quadratic in the length of a scheduling region, and a region is a whole
+ * basic block unless something cuts it. Straight-line code of a few thousand instructions — an unrolled FFT
+ * butterfly network of cuFFT, an unrolled tensor-core tile — then spends most of its compile time there: on the
+ * toolkit's libcufft.so.2555 (f64 FFT, one block of ~4,500 gfx1100 instructions) 60 % of code generation went to
+ * the post-RA scheduler's VOPD pairing mutation (GCNVOPDUtils.cpp, O(n^2) pair checks; LLVM 23 caches them),
+ * which paired 31 instructions in the end. `llvm.amdgcn.sched.barrier(0)` is a scheduling boundary for both
+ * schedulers: placed every REGION instructions in a longer block, it bounds each region at no cost to what the
+ * code computes (the intrinsic emits nothing). Code quality: within a window of REGION instructions the
+ * schedulers keep their freedom; bench/compile-speed/RESULTS.md has the figures. */
+#include <llvm-c/Core.h>
+
+#include "amdgpu_target.h"
+#include "llvm_pass.h"
+
+enum { REGION = 384 }; /* IR instructions between two boundaries (each becomes ~1-2 machine instructions) */
+
+bool amdgpu_bound_schedule_regions_pass(llvm_pass_ctx *X) {
+    LLVMValueRef barrier = NULL;
+    LLVMTypeRef fty = NULL;
+    LLVMBuilderRef B = NULL;
+    for (LLVMValueRef f = LLVMGetFirstFunction(X->M); f; f = LLVMGetNextFunction(f))
+        for (LLVMBasicBlockRef b = LLVMGetFirstBasicBlock(f); b; b = LLVMGetNextBasicBlock(b)) {
+            unsigned n = 0;
+            for (LLVMValueRef i = LLVMGetFirstInstruction(b); i; i = LLVMGetNextInstruction(i)) {
+                if (LLVMIsAPHINode(i) || ++n < REGION || LLVMIsATerminatorInst(i)) continue;
+                if (!barrier) {
+                    static const char name[] = "llvm.amdgcn.sched.barrier";
+                    unsigned id = LLVMLookupIntrinsicID(name, sizeof name - 1);
+                    if (!id) return true; /* only a compile-time saving */
+                    barrier = LLVMGetIntrinsicDeclaration(X->M, id, NULL, 0);
+                    fty = LLVMIntrinsicGetType(X->C, id, NULL, 0);
+                    B = LLVMCreateBuilderInContext(X->C);
+                }
+                LLVMValueRef mask = LLVMConstInt(LLVMInt32TypeInContext(X->C), 0, 0);
+                LLVMPositionBuilderBefore(B, i);
+                LLVMBuildCall2(B, fty, barrier, &mask, 1, "");
+                n = 0;
+            }
+        }
+    if (B) LLVMDisposeBuilder(B);
+    return true;
+}
