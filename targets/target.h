@@ -115,6 +115,7 @@ struct target_desc {
     const char *fma_f32_call;  /* the function emission calls for an f32 fma when not llvm.fma (SPIR-V: OpenCL's
                                 * fma): NaN in, NaN out, for defer_nan_canon.c; NULL: none */
     bool fp_atomics_native_ok; /* p2n_options.fp_atomics_native applies (AMDGPU hardware float atomics) */
+    bool no_slp_vectorizer;    /* default<On> without the SLP vectoriser (SPIR-V: see spirv_target.c) */
     const target_hooks *hooks; /* NULL: no hooks (every choice the generic one) */
     /* LLVM syncscope names for atomics and fences, per p2n_scope ("" = system). NULL: system scope for
      * everything (the host: one coherent address space, so narrower scopes would buy nothing). */

@@ -222,7 +222,7 @@ static LLVMErrorRef pass_error(llvm_pass_ctx *X) {
 static LLVMErrorRef run_pipeline(LLVMModuleRef M, LLVMTargetMachineRef TM, const target_desc *t, const p2n_options *opt) {
     llvm_pass_ctx X = {.C = LLVMGetModuleContext(M), .M = M, .TM = TM, .t = t, .opt = opt};
     if (!llvm_run_passes(t->pre_opt, &X) || !llvm_run_passes(shared_pre_opt, &X)) return pass_error(&X);
-    LLVMErrorRef e = p2n_run_default_pipeline(M, TM, opt->opt_level);
+    LLVMErrorRef e = p2n_run_default_pipeline(M, TM, opt->opt_level, !t->no_slp_vectorizer);
     if (!e && !llvm_run_passes(t->post_opt, &X)) e = pass_error(&X);
     return e;
 }

@@ -58,3 +58,4 @@ struct ScalarMixedWidthIVs : PassInfoMixin<ScalarMixedWidthIVs> {
 } // namespace
 
 void p2n_add_scalar_mixed_width_ivs(FunctionPassManager &FPM) { FPM.addPass(ScalarMixedWidthIVs()); }
+StringRef p2n_scalar_mixed_width_ivs_class() { return ScalarMixedWidthIVs::name(); }

@@ -60,13 +60,17 @@ static const llvm_pass spirv_pre_codegen[] = {
 
 /* as_local is the Function class (0); smem_in_ctx: .shared addresses are offsets into one Workgroup window (a
  * __local kernel argument); see spirv_lower.c and docs/spirv.md. Recursion: OpenCL forbids it and PoCL 3.1
- * crashes building a module with a recursive function. */
+ * crashes building a module with a recursive function. no_slp_vectorizer: a SPIR-V kernel describes one
+ * work-item, and every consumer compiles it again for its device — PoCL vectorises across work-items, Intel's
+ * IGC scalarises vectors into SIMD lanes — so vectors made of one work-item's straight-line code buy nothing
+ * there, while the SLP vectoriser took 2/3 of the optimiser's time on cuFFT's unrolled PTX
+ * (bench/compile-speed/RESULTS.md) and once made 32-lane trees the back end cannot emit (-slp-max-vf=16). */
 #define SPIRV_COMMON                                                                                         \
     .cpu = "", .wave_size = 32, .code_kind = P2N_CODE_SPIRV, .ready = true,                                  \
     .always_lacks = P2N_LACKS_RECURSION, .as_global = 1, .as_shared = 3, .as_local = 0, .as_const = 1,       \
     .as_generic = 4, .ptr_as = 4, .module_vars_in_global_as = true, .smem_in_ctx = true,                     \
     .split_b128_memory = true, .no_masked_load = true, .fma_f32_call = "_Z3fmafff", .f64_nan_out_of_line = true, .hooks = &spirv_hooks, .syncscopes = spirv_syncscopes, \
-    .codegen_o0 = true,                                                                                      \
+    .codegen_o0 = true, .no_slp_vectorizer = true,                                                           \
     .init_llvm = spirv_init_llvm, .llvm_options = spirv_llvm_options, .build_trap = spirv_build_trap, .lower = spirv_lower,                      \
     .pre_codegen = spirv_pre_codegen, .emit_object = spirv_emit_object, .finish = spirv_finish_target
 
