@@ -15,17 +15,17 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 for o in -O0 -O2; do
-  "$p2n" $o "$d/a.ptx" "$d/b.ptx" -o "$tmp/k.so" || fail "compile a+b $o"
+  "$p2n" $o --host-entries=all "$d/a.ptx" "$d/b.ptx" -o "$tmp/k.so" || fail "compile a+b $o"
   "$run" "$tmp/k.so" 7 > "$tmp/out" || fail "run a+b $o"
   diff -u "$d/ab.expected" "$tmp/out" || fail "results a+b $o"
   echo "ok   $o: a.ptx + b.ptx linked, results"
 done
-"$p2n" "$d/b.ptx" "$d/a.ptx" -o "$tmp/k.so" || fail "compile b+a"
+"$p2n" --host-entries=all "$d/b.ptx" "$d/a.ptx" -o "$tmp/k.so" || fail "compile b+a"
 "$run" "$tmp/k.so" 7 > "$tmp/out" || fail "run b+a"
 diff -u "$d/ab.expected" "$tmp/out" || fail "results b+a"
 echo "ok   b.ptx + a.ptx (other order)"
-"$p2n" "$d/weak1.ptx" "$d/weak2.ptx" -o "$tmp/w.so" && [ "$("$run" "$tmp/w.so" 1)" = 00000001 ] || fail "weak1+weak2: first .weak"
-"$p2n" "$d/weak2.ptx" "$d/weak1.ptx" -o "$tmp/w.so" && [ "$("$run" "$tmp/w.so" 1)" = 00000002 ] || fail "weak2+weak1: first .weak"
+"$p2n" --host-entries=all "$d/weak1.ptx" "$d/weak2.ptx" -o "$tmp/w.so" && [ "$("$run" "$tmp/w.so" 1)" = 00000001 ] || fail "weak1+weak2: first .weak"
+"$p2n" --host-entries=all "$d/weak2.ptx" "$d/weak1.ptx" -o "$tmp/w.so" && [ "$("$run" "$tmp/w.so" 1)" = 00000002 ] || fail "weak2+weak1: first .weak"
 echo "ok   only .weak definitions: the first input's wins"
 for t in gfx942 spirv64; do
   "$p2n" --offload-arch=$t "$d/a.ptx" "$d/b.ptx" -o "$tmp/k.$t" || fail "compile a+b for $t"

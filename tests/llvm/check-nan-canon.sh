@@ -15,7 +15,7 @@ for t in gfx942 spirv64; do
   else echo "FAIL: $t: $n canonicalisations for 2 chains of 16 (want 2)"; rc=1; fi
 done
 exp=$src/exec/nan_chain.expected
-"$p2n" -O2 --offload-arch=host-native "$src/exec/nan_chain.ptx" -o "$tmp/k.so" || { echo "FAIL: host-native compile"; exit 1; }
+"$p2n" -O2 --offload-arch=host-native --host-entries=all "$src/exec/nan_chain.ptx" -o "$tmp/k.so" || { echo "FAIL: host-native compile"; exit 1; }
 "$run" "$tmp/k.so" "$(wc -l < "$exp")" > "$tmp/out" || { echo "FAIL: host-native run"; exit 1; }
 if diff -u "$exp" "$tmp/out"; then echo "ok   host-native: NaN bits of exec/nan_chain.ptx"
 else echo "FAIL: host-native NaN bits"; rc=1; fi

@@ -15,7 +15,7 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 for o in -O0 -O2; do
-  "$p2n" $o -v --device-lacks=recursion "$f" -o "$tmp/k.so" 2>"$tmp/log" || { cat "$tmp/log"; fail "compile $o"; }
+  "$p2n" $o -v --host-entries=all --device-lacks=recursion "$f" -o "$tmp/k.so" 2>"$tmp/log" || { cat "$tmp/log"; fail "compile $o"; }
   grep -q "recursion: pong.p2n.stack: 2 function(s), 2 call(s)" "$tmp/log" || { cat "$tmp/log"; fail "$o: no rewritten cycle"; }
   "$run" "$tmp/k.so" 3 > "$tmp/out" || fail "run $o"
   diff -u "$exp" "$tmp/out" || fail "results at $o"
@@ -26,22 +26,22 @@ fp=$(sed -n 's/.* ping=\([0-9]*\).*/\1/p' "$tmp/log")
 fq=$(sed -n 's/.* pong=\([0-9]*\).*/\1/p' "$tmp/log")
 [ -n "$fp" ] && [ -n "$fq" ] || fail "no frame sizes in -v output"
 need=$((31 * fp + 30 * fq))
-"$p2n" -O2 --device-lacks=recursion --recursion-stack=$need "$f" -o "$tmp/k.so" || fail "compile with $need bytes"
+"$p2n" -O2 --host-entries=all --device-lacks=recursion --recursion-stack=$need "$f" -o "$tmp/k.so" || fail "compile with $need bytes"
 "$run" "$tmp/k.so" 3 > "$tmp/out" || fail "run with $need bytes"
 diff -u "$exp" "$tmp/out" || fail "results with exactly $need bytes"
 echo "ok   stack of exactly $need bytes: depth 61 fits"
-"$p2n" -O2 --device-lacks=recursion --recursion-stack=$((need - 16)) "$f" -o "$tmp/k.so" || fail "compile with less"
+"$p2n" -O2 --host-entries=all --device-lacks=recursion --recursion-stack=$((need - 16)) "$f" -o "$tmp/k.so" || fail "compile with less"
 "$run" "$tmp/k.so" 3 > "$tmp/out" || fail "run with $((need - 16)) bytes crashed"
 [ "$(head -n 1 "$tmp/out")" = trap ] || { cat "$tmp/out"; fail "no trap on overflow"; }
 [ "$(sed -n 4p "$tmp/out")" = 00000000 ] || { cat "$tmp/out"; fail "overflowing call produced a result"; }
 [ "$(sed -n 2p "$tmp/out")" = "$(sed -n 1p "$exp")" ] || fail "shallow call before the overflow is wrong"
 echo "ok   stack of $((need - 16)) bytes: the call that overflows traps"
-"$p2n" --device-lacks=recursion "$src/recursion_indirect.ptx" -o "$tmp/i.so" 2>"$tmp/log"
+"$p2n" --host-entries=all --device-lacks=recursion "$src/recursion_indirect.ptx" -o "$tmp/i.so" 2>"$tmp/log"
 rc=$?
 [ $rc -eq 1 ] || fail "indirect recursion: exit $rc, expected 1"
 grep -q "error: unsupported PTX construct for target host: recursion through an indirect call: function 'walk'" "$tmp/log" ||
   { cat "$tmp/log"; fail "indirect recursion diagnostic"; }
-"$p2n" "$src/recursion_indirect.ptx" -o "$tmp/i.so" || fail "indirect recursion with a call stack"
+"$p2n" --host-entries=all "$src/recursion_indirect.ptx" -o "$tmp/i.so" || fail "indirect recursion with a call stack"
 echo "ok   recursion through a function pointer: diagnosed without a call stack, compiled with one"
 if [ -n "$val" ]; then
   for a in spirv64:spv1.4 spirv64-1.2:spv1.2; do

@@ -53,6 +53,10 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < md->nkernels; i++)
         if (strcmp(md->kernels[i].name, "k") == 0) k = &md->kernels[i];
     if (!k) { fprintf(stderr, "no kernel 'k'\n"); return 2; }
+    if (k->flags & P2N_KERNEL_FIBER_STUB) { /* this runner calls the fiber entry: ask for it */
+        fprintf(stderr, "kernel 'k' has only its block or coroutine entry: compile with --host-entries=all\n");
+        return 2;
+    }
     static uint32_t out[1024];
     static uint8_t smem[65536] __attribute__((aligned(64)));
     uint8_t params[256] __attribute__((aligned(16)));
