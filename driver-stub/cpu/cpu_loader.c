@@ -238,11 +238,12 @@ cpu_status cpu_module_load(const void *image, size_t size, cpu_module **out, cha
         if (d->abi_version >= 4 && (kf & P2N_KERNEL_CORO))
             m->kernels[i].coro_entry = m->kernels[i].desc->coro_entry;
         if (d->abi_version >= 2 && (kf & P2N_KERNEL_THREAD_LOOP)) {
-            bool other = m->kernels[i].coro_entry || !m->kernels[i].fiber_stub; /* a way without work-item loops */
-            if (!(wi_off && (kf & P2N_KERNEL_WORK_ITEM_LOOPS) && other))
-                m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
-            if (wi_off && (kf & P2N_KERNEL_WORK_ITEM_LOOPS) && !other)
+            bool skip = wi_off && (kf & P2N_KERNEL_WORK_ITEM_LOOPS);
+            if (skip && m->kernels[i].fiber_stub && !m->kernels[i].coro_entry) { /* no way without them */
                 cpu_note_fast_only(&m->kernels[i], "P2N_CPU_WORK_ITEM_LOOPS");
+                skip = false;
+            }
+            if (!skip) m->kernels[i].block_entry = m->kernels[i].desc->block_entry;
         }
         m->kernels[i].own_smem_valid = d->abi_version >= 5;
     }

@@ -20,11 +20,9 @@
 
 #include <llvm-c/Core.h>
 
-#include "codegen.h"
 #include "drop_fallback_entries.h"
 #include "host_abi.h"
-
-enum { F_ENTRY = 1, F_FLAGS = 11, F_BLOCK = 12, F_CORO = 13, NFIELDS = 15 };
+#include "host_rt_calls.h"
 
 /* the coroutine's own intrinsics may name it (llvm.coro.id); nothing else may, or it stays */
 static bool only_self_uses(LLVMValueRef fn) {
@@ -71,20 +69,20 @@ bool host_pass_drop_fallback_entries(llvm_pass_ctx *X) {
         return true; /* only a saving: the kernels keep every entry */
     }
     for (unsigned i = 0; i < ne; i++) {
-        LLVMValueRef el = LLVMGetAggregateElement(init, i), f[NFIELDS];
+        LLVMValueRef el = LLVMGetAggregateElement(init, i), f[HOST_KD_FIELDS];
         els[i] = el;
-        for (unsigned c = 0; c < NFIELDS; c++) f[c] = LLVMGetAggregateElement(el, c);
-        uint64_t flags = LLVMConstIntGetZExtValue(f[F_FLAGS]);
+        for (unsigned c = 0; c < HOST_KD_FIELDS; c++) f[c] = LLVMGetAggregateElement(el, c);
+        uint64_t flags = LLVMConstIntGetZExtValue(f[HOST_KD_FLAGS]);
         bool block = flags & P2N_KERNEL_THREAD_LOOP, coro = flags & P2N_KERNEL_CORO;
         if (!block && !coro) continue;
         if (block && coro) { /* work-item loops: the coroutine entry is a fallback too */
-            gone[i] = f[F_CORO];
-            f[F_CORO] = LLVMConstNull(LLVMTypeOf(f[F_CORO]));
+            gone[i] = f[HOST_KD_CORO_ENTRY];
+            f[HOST_KD_CORO_ENTRY] = LLVMConstNull(LLVMTypeOf(f[HOST_KD_CORO_ENTRY]));
             flags &= ~(uint64_t)P2N_KERNEL_CORO;
         }
-        stub[i] = f[F_ENTRY];
-        f[F_FLAGS] = LLVMConstInt(LLVMTypeOf(f[F_FLAGS]), flags | P2N_KERNEL_FIBER_STUB, 0);
-        els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, NFIELDS);
+        stub[i] = f[HOST_KD_ENTRY];
+        f[HOST_KD_FLAGS] = LLVMConstInt(LLVMTypeOf(f[HOST_KD_FLAGS]), flags | P2N_KERNEL_FIBER_STUB, 0);
+        els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, HOST_KD_FIELDS);
     }
     LLVMSetInitializer(karr, LLVMConstArray2(LLVMGetElementType(LLVMTypeOf(init)), els, ne));
     for (unsigned i = 0; i < ne; i++) {

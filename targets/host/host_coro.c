@@ -267,7 +267,7 @@ bool host_pass_make_coroutines(llvm_pass_ctx *X) {
         kern[n] = k;
         cfn[n++] = c;
     }
-    host_name_entries(X->M, kern, cfn, n, 13, P2N_KERNEL_CORO);
+    host_name_entries(X->M, kern, cfn, n, HOST_KD_CORO_ENTRY, P2N_KERNEL_CORO);
     free(kern);
     free(cfn);
     free(S.fn);

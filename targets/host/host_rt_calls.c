@@ -85,14 +85,15 @@ void host_name_entries(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef c
     for (unsigned i = 0; i < ne; i++) {
         LLVMValueRef el = LLVMGetAggregateElement(init, i);
         els[i] = el;
-        LLVMValueRef entry = LLVMGetAggregateElement(el, 1);
+        LLVMValueRef entry = LLVMGetAggregateElement(el, HOST_KD_ENTRY);
         for (size_t j = 0; j < n; j++) {
             if (entry != kern[j]) continue;
-            LLVMValueRef f[15];
-            for (unsigned c = 0; c < 15; c++) f[c] = LLVMGetAggregateElement(el, c);
-            f[11] = LLVMConstInt(LLVMTypeOf(f[11]), LLVMConstIntGetZExtValue(f[11]) | flags, 0);
+            LLVMValueRef f[HOST_KD_FIELDS];
+            for (unsigned c = 0; c < HOST_KD_FIELDS; c++) f[c] = LLVMGetAggregateElement(el, c);
+            f[HOST_KD_FLAGS] = LLVMConstInt(LLVMTypeOf(f[HOST_KD_FLAGS]),
+                                            LLVMConstIntGetZExtValue(f[HOST_KD_FLAGS]) | flags, 0);
             f[field] = fn[j];
-            els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, 15);
+            els[i] = LLVMConstNamedStruct(LLVMTypeOf(el), f, HOST_KD_FIELDS);
         }
     }
     LLVMSetInitializer(karr, LLVMConstArray2(LLVMGetElementType(LLVMTypeOf(init)), els, ne));

@@ -29,8 +29,10 @@ typedef struct host_seen {
  * call through a pointer, in fn or anything it calls. */
 bool host_callee_clean(host_seen *S, LLVMValueRef fn);
 
-/* The host descriptor's entry (abi/host_abi.h p2n_kernel_desc, 15 fields: entry 1, flags 11, block_entry 12,
- * coro_entry 13) of each kernel kern[j] gets fn[j] in `field` and `flags` added. */
+/* Fields of a kernel's element of __p2n_kernels, the initializer of abi/host_abi.h's p2n_kernel_desc array */
+enum { HOST_KD_ENTRY = 1, HOST_KD_FLAGS = 11, HOST_KD_BLOCK_ENTRY = 12, HOST_KD_CORO_ENTRY = 13, HOST_KD_FIELDS = 15 };
+
+/* The host descriptor's element of each kernel kern[j] gets fn[j] in `field` (HOST_KD_*) and `flags` added. */
 void host_name_entries(LLVMModuleRef M, LLVMValueRef const *kern, LLVMValueRef const *fn, size_t n, unsigned field,
                        uint32_t flags);
 

@@ -1086,7 +1086,7 @@ bool host_pass_form_work_item_loops(llvm_pass_ctx *X) {
         kern[n] = k;
         blk[n++] = b;
     }
-    host_name_entries(X->M, kern, blk, n, 12, P2N_KERNEL_THREAD_LOOP | P2N_KERNEL_WORK_ITEM_LOOPS);
+    host_name_entries(X->M, kern, blk, n, HOST_KD_BLOCK_ENTRY, P2N_KERNEL_THREAD_LOOP | P2N_KERNEL_WORK_ITEM_LOOPS);
     free(kern);
     free(blk);
     free(ok);

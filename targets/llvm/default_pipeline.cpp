@@ -6,9 +6,8 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Target/TargetMachine.h>
-
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include "default_pipeline.h"
 #include "scalar_mixed_width_ivs.h"
