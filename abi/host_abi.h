@@ -205,7 +205,9 @@ enum { P2N_KERNEL_USES_BARRIERS = 1u, P2N_KERNEL_USES_WARP_OPS = 2u, P2N_KERNEL_
                                            * (see above; a runtime that does not know the flag runs it the same) */,
        P2N_KERNEL_FIBER_STUB = 512u /* entry only traps: the object has just the fast entry (block_entry, or
                                      * coro_entry), targets/host/drop_fallback_entries.c; the runtime uses that one
-                                     * even where P2N_CPU_THREADLOOP/CORO/WORK_ITEM_LOOPS=0 ask for another */ };
+                                     * even where P2N_CPU_THREADLOOP/CORO/WORK_ITEM_LOOPS=0 ask for another */,
+       P2N_KERNEL_REPORTS_ERRORS = 1024u /* AMDGPU: code the kernel reaches may write the module's error record
+                                          * (abi/error_record.h); the runtime reads it after the kernel's launches */ };
 
 #define P2N_ASSERT_NOT_SUPPORTED UINT64_MAX
 /* assertfail with these char_size values: a memory fault that generated code detected itself (surface accesses,

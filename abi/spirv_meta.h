@@ -39,10 +39,10 @@ typedef struct spirv_module_meta {
                           * kernel's last argument (after the error record) and as __p2n_globals' second one,
                           * which initialises it */
 } spirv_module_meta;
-/* The error record (targets/spirv/spirv_trap.c): its size, the words a runtime reads and clears after each
- * launch, the byte offset of the u64 launch start time (ns) it writes before each launch, and of the u64 clock
+/* The error record (targets/spirv/spirv_trap.c): its size (its first P2N_REC_ERR_WORDS words: abi/error_record.h),
+ * the byte offset of the u64 launch start time (ns) the runtime writes before each launch, and of the u64 clock
  * counter the kernels increment. */
-enum { SPIRV_REC_BYTES = 128, SPIRV_REC_ERR_WORDS = 16, SPIRV_REC_TIME_OFF = 64, SPIRV_REC_CLOCK_OFF = 72,
+enum { SPIRV_REC_BYTES = 128, SPIRV_REC_TIME_OFF = 64, SPIRV_REC_CLOCK_OFF = 72,
        SPIRV_REC_HEAP_OFF = 80 /* u64: the device heap's address, written before each launch of a "p2n:heap" module */,
        SPIRV_REC_LAUNCH_OFF = 88 /* u32: the launch's P2N_LAUNCH_* flags (abi/host_abi.h), written before
                                   * each launch */ };

@@ -275,7 +275,7 @@ static CUresult launch_ex(const CUlaunchConfig *config, CUfunction f, void **ker
             /* no backend launches clusters: every block is a cluster of one (targets/llvm/emit_cluster.c); a kernel
              * whose .reqnctapercluster asks for more is a stub that fails the same way (emit_module.c) */
             if ((uint64_t)a->value.clusterDim.x * a->value.clusterDim.y * a->value.clusterDim.z > 1) {
-                /* printed like a deferred unsupported kernel's reason (driver-stub/spirv_record.c, cpu/cpu_rt_table.c) */
+                /* printed like a deferred unsupported kernel's reason (driver-stub/error_report.c, cpu/cpu_rt_table.c) */
                 fprintf(stderr, "ptx2native: cuLaunchKernelEx: thread-block clusters of %ux%ux%u blocks are not "
                         "supported (only clusters of one block)\n", a->value.clusterDim.x, a->value.clusterDim.y,
                         a->value.clusterDim.z);

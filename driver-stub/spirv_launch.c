@@ -53,9 +53,9 @@ CUresult p2n_spv_heap_create(CUresult (*alloc)(size_t size, void **out), void (*
 
 CUresult p2n_spv_record_check(void *rec, const char *kernel, p2n_spv_copy_fn read, p2n_spv_copy_fn write,
                               p2n_rec_read_fn read_dev, char **err) {
-    uint32_t r[SPIRV_REC_ERR_WORDS];
+    uint32_t r[P2N_REC_ERR_WORDS];
     if (!rec || read(r, rec, sizeof r) != CUDA_SUCCESS || !r[0]) return CUDA_SUCCESS;
-    uint32_t zero[SPIRV_REC_ERR_WORDS] = {0};
+    uint32_t zero[P2N_REC_ERR_WORDS] = {0};
     write(rec, zero, sizeof zero);
-    return p2n_rec_report(r, kernel, read_dev, err);
+    return p2n_rec_report(r, kernel, read_dev, NULL, err);
 }

@@ -14,7 +14,7 @@
 
 #include "backend.h"
 #include "spirv_meta.h"
-#include "spirv_record.h"
+#include "error_report.h"
 
 /* copies n bytes host <-> a record or heap buffer of the backend (SVM, shared USM); CUDA_SUCCESS or an error */
 typedef CUresult (*p2n_spv_copy_fn)(void *dst, const void *src, size_t n);

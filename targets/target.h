@@ -79,6 +79,7 @@ struct target_desc {
     const char *description;
     const char *triple;
     const char *cpu;           /* LLVM CPU name (gfx942, x86-64, ...) */
+    const char *features;      /* LLVM subtarget features of the code generator (NULL: the CPU's own) */
     unsigned wave_size;        /* hardware lanes a CUDA warp maps onto (32 or 64) */
     unsigned code_kind;        /* P2N_CODE_* of abi/container.h: what a fat container calls this code */
     unsigned spirv_version;    /* SPIR-V targets: 0x10400, 0x10200 (SPIR-V 1.4 / 1.2); 0 otherwise */

@@ -397,11 +397,44 @@ const amd_kernel *amd_meta_kernel(const amd_meta *m, const char *name)
 /* section i's header, bounds-checked */
 static int section(const uint8_t *b, size_t n, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
 {
-    if (eh->e_shentsize != sizeof *sh || i >= eh->e_shnum || eh->e_shoff > n ||
+    if (eh->e_shentsize != sizeof *sh || i >= eh->e_shnum || eh->e_shoff > n || n - eh->e_shoff < sizeof *sh ||
         (uint64_t)i * sizeof *sh > n - eh->e_shoff - sizeof *sh)
         return 0;
     memcpy(sh, b + eh->e_shoff + (uint64_t)i * sizeof *sh, sizeof *sh);
     return sh->sh_type == SHT_NOBITS || (sh->sh_offset <= n && sh->sh_size <= n - sh->sh_offset);
+}
+
+/* the dynamic symbol `name` (our constants and the error record are exported there) */
+static int dynsym(const uint8_t *b, size_t n, const Elf64_Ehdr *eh, const char *name, Elf64_Sym *out)
+{
+    size_t len = strlen(name);
+    for (unsigned s = 0; s < eh->e_shnum; s++) {
+        Elf64_Shdr sym, str;
+        if (!section(b, n, eh, s, &sym) || sym.sh_type != SHT_DYNSYM || sym.sh_entsize != sizeof(Elf64_Sym) ||
+            !section(b, n, eh, sym.sh_link, &str) || str.sh_type != SHT_STRTAB)
+            continue;
+        for (uint64_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
+            memcpy(out, b + sym.sh_offset + k * sizeof *out, sizeof *out);
+            if (out->st_name < str.sh_size && len < str.sh_size - out->st_name &&
+                memcmp(b + str.sh_offset + out->st_name, name, len + 1) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* len bytes at virtual address vaddr, from the section holding them in the file */
+static int read_at(const uint8_t *b, size_t n, const Elf64_Ehdr *eh, uint64_t vaddr, void *dst, size_t len)
+{
+    for (unsigned s = 0; s < eh->e_shnum; s++) {
+        Elf64_Shdr sh;
+        if (!section(b, n, eh, s, &sh) || sh.sh_type == SHT_NOBITS || !(sh.sh_flags & SHF_ALLOC) ||
+            vaddr < sh.sh_addr || vaddr - sh.sh_addr > sh.sh_size || len > sh.sh_size - (vaddr - sh.sh_addr))
+            continue;
+        memcpy(dst, b + sh.sh_offset + (vaddr - sh.sh_addr), len);
+        return 1;
+    }
+    return 0;
 }
 
 int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P2N_AMD_KINFO_WORDS])
@@ -409,30 +442,27 @@ int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P
     Elf64_Ehdr eh;
     if (!elf_header(elf, n, &eh) || !kernel)
         return 0;
-    const uint8_t *b = elf;
     char want[300];
     size_t len = (size_t)snprintf(want, sizeof want, "%s%s", P2N_AMD_KINFO_PREFIX, kernel);
-    if (len >= sizeof want)
+    Elf64_Sym y;
+    if (len >= sizeof want || !dynsym(elf, n, &eh, want, &y) || y.st_size < P2N_AMD_KINFO_WORDS * 4)
         return 0;
-    for (unsigned s = 0; s < eh.e_shnum; s++) {
-        Elf64_Shdr sym, str;
-        if (!section(b, n, &eh, s, &sym) || sym.sh_type != SHT_DYNSYM || sym.sh_entsize != sizeof(Elf64_Sym) ||
-            !section(b, n, &eh, sym.sh_link, &str) || str.sh_type != SHT_STRTAB)
-            continue;
-        for (uint64_t k = 0; k < sym.sh_size / sizeof(Elf64_Sym); k++) {
-            Elf64_Sym y;
-            memcpy(&y, b + sym.sh_offset + k * sizeof y, sizeof y);
-            if (y.st_name >= str.sh_size || len >= str.sh_size - y.st_name ||
-                memcmp(b + str.sh_offset + y.st_name, want, len + 1) != 0)
-                continue;
-            Elf64_Shdr data;
-            if (y.st_size < P2N_AMD_KINFO_WORDS * 4 || !section(b, n, &eh, y.st_shndx, &data) ||
-                data.sh_type == SHT_NOBITS || y.st_value < data.sh_addr ||
-                y.st_value - data.sh_addr > data.sh_size - P2N_AMD_KINFO_WORDS * 4)
-                return 0;
-            memcpy(out, b + data.sh_offset + (y.st_value - data.sh_addr), P2N_AMD_KINFO_WORDS * 4);
-            return 1;
-        }
-    }
-    return 0;
+    return read_at(elf, n, &eh, y.st_value, out, P2N_AMD_KINFO_WORDS * 4);
+}
+
+int amd_symbol_address(const void *elf, size_t n, const char *name, uint64_t *vaddr, uint64_t *size)
+{
+    Elf64_Ehdr eh;
+    Elf64_Sym y;
+    if (!elf_header(elf, n, &eh) || !dynsym(elf, n, &eh, name, &y) || y.st_shndx == SHN_UNDEF)
+        return 0;
+    *vaddr = y.st_value;
+    *size = y.st_size;
+    return 1;
+}
+
+int amd_read_vaddr(const void *elf, size_t n, uint64_t vaddr, void *dst, size_t len)
+{
+    Elf64_Ehdr eh;
+    return elf_header(elf, n, &eh) && read_at(elf, n, &eh, vaddr, dst, len);
 }

@@ -65,5 +65,10 @@ const amd_kernel *amd_meta_kernel(const amd_meta *m, const char *name);
 /* the kernel's launch attributes (abi/amdgpu_kinfo.h: .reqntid x, y, z, P2N_KERNEL_* flags) from its "__p2n_kinfo."
  * constant; 0 when the code object has none (or it is malformed) */
 int amd_read_kinfo(const void *elf, size_t n, const char *kernel, uint32_t out[P2N_AMD_KINFO_WORDS]);
+/* the virtual address and size of the defined dynamic symbol `name`; 0 when there is none */
+int amd_symbol_address(const void *elf, size_t n, const char *name, uint64_t *vaddr, uint64_t *size);
+/* len bytes the loader places at virtual address vaddr, from the file (a section with contents); 0 when the
+ * range is not in one */
+int amd_read_vaddr(const void *elf, size_t n, uint64_t vaddr, void *dst, size_t len);
 
 #endif

@@ -18,6 +18,11 @@
  *  - Launches are synchronous inside the backend (hipModuleLaunchKernel on the null stream +
  *    hipDeviceSynchronize): backend.h has no stream hooks (created streams are asynchronous to the host one level
  *    up, stream_queue.c); errors of the grid come from hipDeviceSynchronize.
+ *  - Device-side errors: a trapping, asserting or faulting lane of our code writes the module's error record (abi/
+ *    error_record.h, targets/amdgpu/amdgpu_report_errors.c) and its wave ends; after a launch of a kernel whose
+ *    kinfo says it may (P2N_KERNEL_REPORTS_ERRORS) the record is read and cleared and reported as on the CPU
+ *    backend (error_report.c: CUDA_ERROR_ASSERT with the assert's line, LAUNCH_FAILED, ILLEGAL_ADDRESS, ...). The
+ *    strings it names are read from the backend's copy of the code object, not from the device.
  * Reviewed against the HIP 5.2 headers: docs/hip-review.md. UNTESTED on AMD hardware; tested end to end on the
  * emulator stand-in (tests/hip/README.md). */
 #include <dlfcn.h>
@@ -29,6 +34,7 @@
 #include <hip/hip_runtime_api.h>
 
 #include "../backend.h"
+#include "../error_report.h"
 #include "amd_codeobj.h"
 #include "host_abi.h"
 
@@ -60,12 +66,17 @@ struct p2n_bk_kernel {
     uint32_t param_bytes;   /* PTX parameter buffer */
     uint32_t explicit_bytes;/* explicit kernel arguments (PTX buffer, padding, launch flags) */
     int flags_off;          /* offset of __p2n_launch_flags, -1 when the kernel has none */
+    struct p2n_bk_module *mod;
     struct p2n_bk_kernel *next;
 };
 struct p2n_bk_module {
     hipModule_t mod;
     amd_meta meta;
     struct p2n_bk_kernel *kernels;
+    uint64_t rec;           /* device address of the error record, 0 when the code object has none */
+    uint64_t rec_vaddr;     /* its address in the code object */
+    uint8_t *image;         /* a copy of the code object (the record's strings), with the record */
+    size_t image_size;
 };
 
 static const char *ename(hipError_t e)
@@ -228,6 +239,57 @@ static CUresult hip_memset(uint64_t dst, const void *pattern, unsigned ps, size_
     return cu_of(e);
 }
 
+static void hip_module_unload(p2n_bk_module *m);
+
+/* The module's error record (abi/error_record.h), when some kernel may report into it: its device address, and a
+ * copy of the code object for the strings a report names */
+static CUresult find_error_record(p2n_bk_module *m, const void *image, size_t size, char **err)
+{
+    int reports = 0;
+    for (unsigned i = 0; i < m->meta.nkernels; i++)
+        reports |= m->meta.k[i].has_kinfo && (m->meta.k[i].kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS);
+    uint64_t vaddr = 0, bytes = 0;
+    if (!reports || !amd_symbol_address(image, size, P2N_AMD_ERROR_RECORD, &vaddr, &bytes)) return CUDA_SUCCESS;
+    hipDeviceptr_t p = NULL;
+    size_t n = 0;
+    hipError_t e = hip.hipModuleGetGlobal(&p, &n, m->mod, P2N_AMD_ERROR_RECORD);
+    if (e != hipSuccess || !p || n < P2N_REC_ERR_WORDS * 4) {
+        if (err) *err = p2n_bk_msg("hipModuleGetGlobal(%s) failed: %s", P2N_AMD_ERROR_RECORD, ename(e));
+        return CUDA_ERROR_INVALID_IMAGE;
+    }
+    if (!(m->image = malloc(size))) return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(m->image, image, size);
+    m->image_size = size;
+    m->rec = (uint64_t)(uintptr_t)p;
+    m->rec_vaddr = vaddr;
+    return CUDA_SUCCESS;
+}
+
+/* p2n_rec_read_fn: n bytes at a device address of the module's code object, from the copy (the record's strings
+ * are constants of the code object); anything else from the device */
+static CUresult read_module(void *ctx, void *dst, uint64_t src, size_t n)
+{
+    const p2n_bk_module *m = ctx;
+    uint64_t vaddr = src - m->rec + m->rec_vaddr;
+    if (amd_read_vaddr(m->image, m->image_size, vaddr, dst, n)) return CUDA_SUCCESS;
+    return copy(dst, (const void *)(uintptr_t)src, n, hipMemcpyDeviceToHost);
+}
+
+/* after a launch of k: the first failure its grid reported, read and cleared (S.lock held) */
+static CUresult check_error_record(const p2n_bk_kernel *k, p2n_bk_module *m, char **err)
+{
+    if (!m->rec || !k->ak->has_kinfo || !(k->ak->kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS))
+        return CUDA_SUCCESS;
+    uint32_t r[P2N_REC_ERR_WORDS];
+    void *rec = (void *)(uintptr_t)m->rec;
+    CUresult cr = copy(r, rec, sizeof r, hipMemcpyDeviceToHost);
+    if (cr != CUDA_SUCCESS || !r[P2N_REC_CODE]) return cr;
+    static const uint32_t zero[P2N_REC_ERR_WORDS];
+    cr = copy(rec, zero, sizeof zero, hipMemcpyHostToDevice);
+    CUresult rep = p2n_rec_report(r, k->ak->name, read_module, m, err);
+    return rep != CUDA_SUCCESS ? rep : cr;
+}
+
 static CUresult hip_module_load(const void *image, size_t size, p2n_bk_module **out, char **err)
 {
     char why[512];
@@ -251,6 +313,11 @@ static CUresult hip_module_load(const void *image, size_t size, p2n_bk_module **
         if (err) *err = p2n_bk_msg("hipModuleLoadData (%s, %zu bytes) failed: %s", S.gcn, size, ename(e));
         return e == hipErrorOutOfMemory ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_NO_BINARY_FOR_GPU;
     }
+    CUresult r = find_error_record(m, image, size, err);
+    if (r != CUDA_SUCCESS) {
+        hip_module_unload(m);
+        return r;
+    }
     *out = m;
     return CUDA_SUCCESS;
 }
@@ -271,6 +338,7 @@ static void hip_module_unload(p2n_bk_module *m)
     }
     hip.hipModuleUnload(m->mod);
     amd_meta_free(&m->meta);
+    free(m->image);
     free(m);
 }
 
@@ -283,6 +351,7 @@ static CUresult hip_get_kernel(p2n_bk_module *m, const char *name, p2n_bk_kernel
     p2n_bk_kernel *k = calloc(1, sizeof *k);
     if (!k) return CUDA_ERROR_OUT_OF_MEMORY;
     k->ak = ak;
+    k->mod = m;
     k->flags_off = -1;
     k->offs = calloc(ak->nargs + 1, sizeof *k->offs);
     k->sizes = calloc(ak->nargs + 1, sizeof *k->sizes);
@@ -360,9 +429,10 @@ static CUresult hip_launch(p2n_bk_kernel *k, const p2n_bk_launch *l, char **err)
                                              l->block[2], l->dynamic_shared_bytes, NULL, NULL, extra);
     int launched = e == hipSuccess;
     if (launched) e = hip.hipDeviceSynchronize();
+    CUresult reported = e == hipSuccess ? check_error_record(k, k->mod, err) : CUDA_SUCCESS;
     pthread_mutex_unlock(&S.lock);
     free(buf);
-    if (e == hipSuccess) return CUDA_SUCCESS;
+    if (e == hipSuccess) return reported;
     CUresult r = cu_of(e);
     if (!launched && r == CUDA_ERROR_LAUNCH_FAILED) r = CUDA_ERROR_INVALID_VALUE; /* refused: not sticky */
     if (err)

@@ -58,7 +58,7 @@ struct p2n_bk_module {
     ze_module_handle_t mod;
     spirv_module_meta meta;
     struct p2n_bk_kernel *kernels; /* every kernel created from mod: destroyed before the module (spec) */
-    uint32_t *rec; /* shared-USM error record passed to every kernel (meta "p2n:trap"; spirv_record.h), or NULL */
+    uint32_t *rec; /* shared-USM error record passed to every kernel (meta "p2n:trap"; error_report.h), or NULL */
 };
 struct p2n_bk_kernel {
     ze_kernel_handle_t k;
@@ -341,7 +341,8 @@ static CUresult ensure_stage(void) {
 }
 
 /* n bytes of device memory at src (any USM or module-global address) through the staging buffer */
-static CUresult read_dev(void *dst, uint64_t src, size_t n) {
+static CUresult read_dev(void *ctx, void *dst, uint64_t src, size_t n) {
+    (void)ctx;
     CUresult sr = ensure_stage();
     if (sr != CUDA_SUCCESS) return sr;
     for (size_t done = 0; done < n;) {
@@ -457,7 +458,7 @@ static CUresult l0_htod(uint64_t dst, const void *src, size_t n) {
 static CUresult l0_dtoh(void *dst, uint64_t src, size_t n) {
     if (host_reaches(src)) { memmove(dst, (const void *)(uintptr_t)src, n); return CUDA_SUCCESS; }
     pthread_mutex_lock(&S.lock);
-    CUresult cr = read_dev(dst, src, n);
+    CUresult cr = read_dev(NULL, dst, src, n);
     pthread_mutex_unlock(&S.lock);
     return cr;
 }

@@ -403,7 +403,10 @@ static void ocl_kernel_info(const p2n_bk_kernel *k, p2n_bk_kernel_info *o) {
     o->cluster_dims_fixed = k->km->cluster_dims_fixed;
 }
 
-static CUresult read_dev(void *dst, uint64_t src, size_t n) { return cpy(dst, (const void *)(uintptr_t)src, n); }
+static CUresult read_dev(void *ctx, void *dst, uint64_t src, size_t n) {
+    (void)ctx;
+    return cpy(dst, (const void *)(uintptr_t)src, n);
+}
 
 /* writes into an SVM record: fine-grained SVM is visible to the launch that follows as it is */
 static CUresult rec_write(void *dst, const void *src, size_t n) {

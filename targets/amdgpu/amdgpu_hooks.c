@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "amdgpu_internal.h"
+#include "error_record.h"
 #include "host_abi.h"
 
 #define BLD (E->B)
@@ -91,20 +92,26 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
     case RT_SHFL: return amd_shfl(E, a);
     case RT_VOTE: return amd_vote(E, a);
     case RT_ACTIVEMASK: return amd_ballot32(E, LLVMConstInt(E->i1, 1, 0));
-    case RT_YIELD: {
+    case RT_YIELD: { /* a failed poll of a wait, nanosleep: the wave ends there if the grid has failed */
         LLVMValueRef k = c32(E, 1);
         intrin(E, "llvm.amdgcn.s.sleep", NULL, 0, &k, 1);
+        amd_build_abort_check(BLD, E->M);
         return NULL;
     }
     case RT_SMID: return c32(E, 0); /* %nsmid is 1 in the shared emission: 0 is the one valid SM number */
     case RT_CLOCK64: return counter(E, false);
     case RT_GLOBALTIMER: return counter(E, true);
-    case RT_TRAP:
-        intrin(E, "llvm.trap", NULL, 0, NULL, 0);
+    /* (ctx) / (ctx, message, file, line, function, char size): an error report (amdgpu_report_errors.c) */
+    case RT_TRAP: amd_build_error_report(BLD, E->M, c32(E, P2N_REC_TRAP), NULL, NULL, NULL, NULL); return NULL;
+    case RT_ASSERTFAIL: { /* char sizes that are codes (host_abi.h): the fault kinds generated code detects */
+        uint64_t cs = LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0;
+        unsigned code = cs == P2N_ASSERT_ILLEGAL_ADDRESS ? P2N_REC_ILLEGAL_ADDRESS
+                      : cs == P2N_ASSERT_MISALIGNED_ADDRESS ? P2N_REC_MISALIGNED_ADDRESS
+                      : cs == P2N_ASSERT_ILLEGAL_INSTRUCTION ? P2N_REC_ILLEGAL_INSTRUCTION
+                      : cs == P2N_ASSERT_NOT_SUPPORTED ? P2N_REC_NOT_SUPPORTED : P2N_REC_ASSERT;
+        amd_build_error_report(BLD, E->M, c32(E, code), a[1], a[2], a[3], a[4]);
         return NULL;
-    case RT_ASSERTFAIL: /* __assertfail: the message is not printed; the kernel traps */
-        intrin(E, "llvm.trap", NULL, 0, NULL, 0);
-        return NULL;
+    }
     case RT_EXIT_THREAD:
         if (E->ins && E->f && E->f->is_entry) return marker(E, "__p2n_amd_exit");
         emit_unsupported(E, "exit inside a device function");
@@ -221,6 +228,17 @@ static void amd_mark_native_fp_atomic(emit_ctx *E, LLVMValueRef r) {
                         LLVMMetadataAsValue(E->C, LLVMMDNodeInContext2(E->C, NULL, 0)));
 }
 
-const target_hooks amdgpu_hooks = {.rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field,
+/* the module's error record, once per emitted module (amdgpu_report_errors.c) */
+static void amd_before_bodies(emit_ctx *E) { amdgpu_define_error_record(E->M); }
+
+/* a kernel or .func stubbed by --defer-unsupported: its launches fail with CUDA_ERROR_NOT_SUPPORTED and msg */
+static void amd_stub_not_supported(emit_ctx *E, LLVMValueRef ctx, const char *msg) {
+    (void)ctx;
+    amd_build_error_report(BLD, E->M, c32(E, P2N_REC_NOT_SUPPORTED), device_cstr(E, msg, ".p2n.unsupported"), NULL,
+                           NULL, NULL);
+}
+
+const target_hooks amdgpu_hooks = {.before_bodies = amd_before_bodies, .stub_not_supported = amd_stub_not_supported,
+                                   .rt_fn = amd_rt_fn, .rt_call = amd_rt_call, .ctx_field = amd_ctx_field,
                                    .barrier_acq_rel = true, .cvt_f64_s32_clamp = true, .keep_func_calls = true,
                                    .global_as = 1, .mark_native_fp_atomic = amd_mark_native_fp_atomic};

@@ -68,12 +68,14 @@ static void store_ctx(lower *L, LLVMValueRef ctx, unsigned off, LLVMValueRef v) 
 }
 
 /* The kernel's launch attributes that the AMDGPU metadata has no field for: .reqntid per dimension and the
- * P2N_KERNEL_* flags (.explicitcluster, .reqnctapercluster), as a 16-byte constant "__p2n_kinfo.<kernel>" = {reqntid
+ * P2N_KERNEL_* flags (.explicitcluster, .reqnctapercluster; P2N_KERNEL_REPORTS_ERRORS when some code of the module
+ * (of the -j partition) reports into the error record, amdgpu_report_errors.c), as a 16-byte constant "__p2n_kinfo.<kernel>" = {reqntid
  * x, y, z, flags} (abi/amdgpu_kinfo.h) in the code object's dynamic symbol table. The HIP backend reads it
  * (driver-stub/hip/amd_codeobj.c amd_read_kinfo) to refuse launches as the other backends do (launch.c). */
 static void add_kernel_attrs(lower *L, const emit_kernel *kd, const char *kernel) {
+    uint32_t flags = kd->flags | (amd_module_reports_errors(L->M) ? P2N_KERNEL_REPORTS_ERRORS : 0);
     LLVMValueRef v[P2N_AMD_KINFO_WORDS] = {k32(L, kd->reqntid[0]), k32(L, kd->reqntid[1]), k32(L, kd->reqntid[2]),
-                                           k32(L, kd->flags)};
+                                           k32(L, flags)};
     LLVMValueRef init = LLVMConstArray2(L->i32, v, P2N_AMD_KINFO_WORDS);
     size_t n = strlen(P2N_AMD_KINFO_PREFIX) + strlen(kernel) + 1;
     char *sym = malloc(n);

@@ -1,20 +1,21 @@
 /* amdgpu_target.c — the AMDGPU targets' entries (HSA code objects, COV5; docs/amdgpu.md) and their calls: the
- * recursion transform's trap (llvm.trap), the pass lists and the link with the metadata-note merge. */
+ * recursion transform's trap (an error report, amdgpu_report_errors.c), the pass lists and the link with the
+ * metadata-note merge. */
 #include <llvm-c/Core.h>
 #include <stdlib.h>
 
 #include "amdgpu_target.h"
 #include "codegen.h"
+#include "error_record.h"
 #include "container.h"
 #include "llvm_pass.h"
 #include "note_merge.h"
 
+/* a stack overflow of the recursion transform: CUDA_ERROR_LAUNCH_FAILED, as a trap */
 static void amdgpu_build_trap(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef ctx) {
     (void)ctx;
-    LLVMContextRef C = LLVMGetModuleContext(M);
-    unsigned id = LLVMLookupIntrinsicID("llvm.trap", 9);
-    LLVMValueRef f = LLVMGetIntrinsicDeclaration(M, id, NULL, 0);
-    LLVMBuildCall2(B, LLVMIntrinsicGetType(C, id, NULL, 0), f, NULL, 0, "");
+    LLVMValueRef code = LLVMConstInt(LLVMInt32TypeInContext(LLVMGetModuleContext(M)), P2N_REC_TRAP, 0);
+    amd_build_error_report(B, M, code, NULL, NULL, NULL, NULL);
 }
 
 static bool amdgpu_forward_kernarg_pass(llvm_pass_ctx *X) {
@@ -66,6 +67,7 @@ static const llvm_pass amdgpu_post_opt[] = {
     {"amdgpu-return-values-in-registers", amdgpu_retval_pass, false},
     {"amdgpu-volatile-lds", amdgpu_volatile_lds_pass, false},
     {"amdgpu-trap-in-place", amdgpu_trap_in_place_pass, false},
+    {"amdgpu-report-errors", amdgpu_report_errors_pass, false},
     {"amdgpu-bound-schedule-regions", amdgpu_bound_schedule_regions_pass, false},
     {NULL, NULL, false},
 };
@@ -78,11 +80,15 @@ static const llvm_pass amdgpu_post_opt[] = {
  * "-amdgpu-scalar-ir-passes=true" in $P2N_LLVM_ARGS measures against LLVM's default. */
 static const char *const amdgpu_llvm_options[] = {"-amdgpu-scalar-ir-passes=false", NULL};
 
+/* "-trap-handler": llvm.trap compiles to an s_endpgm the wave takes where any lane reaches it, instead of s_trap,
+ * which HSA's trap handler turns into the end of the process; every llvm.trap is an error report's
+ * (amdgpu_report_errors.c), so the runtime learns why the wave ended */
 #define AMDGPU_COMMON                                                                                        \
-    .triple = "amdgcn-amd-amdhsa", .code_kind = P2N_CODE_AMDGPU_HSACO, .ready = true, .as_global = 0,        \
-    .as_shared = 1, .as_local = 3, .as_const = 5, .as_generic = 4, .ptr_as = 0, .smem_in_ctx = true,         \
-    .smem_per_kernel = true, .host_descriptor = true, .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks,  \
-    .syncscopes = amdgpu_syncscopes, .split_kernels = true, .init_llvm = amdgpu_init_llvm, .llvm_options = amdgpu_llvm_options,                   \
+    .triple = "amdgcn-amd-amdhsa", .features = "-trap-handler", .code_kind = P2N_CODE_AMDGPU_HSACO,          \
+    .ready = true, .as_global = 0, .as_shared = 1, .as_local = 3, .as_const = 5, .as_generic = 4,            \
+    .ptr_as = 0, .smem_in_ctx = true, .smem_per_kernel = true, .host_descriptor = true,                      \
+    .fp_atomics_native_ok = true, .hooks = &amdgpu_hooks, .syncscopes = amdgpu_syncscopes,                   \
+    .split_kernels = true, .init_llvm = amdgpu_init_llvm, .llvm_options = amdgpu_llvm_options,               \
     .build_trap = amdgpu_build_trap, .lower = amdgpu_lower, .post_opt = amdgpu_post_opt,                     \
     .finish = amdgpu_finish
 

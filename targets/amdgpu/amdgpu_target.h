@@ -56,6 +56,21 @@ bool amdgpu_volatile_lds_pass(struct llvm_pass_ctx *X);
 /* a divergent lane's trap where the lane reaches it, not after the rest of the function (amdgpu_trap_in_place.c),
  * after the optimiser */
 bool amdgpu_trap_in_place_pass(struct llvm_pass_ctx *X);
+/* amdgpu_report_errors.c: a trapping, asserting or faulting lane reports into the module's error record
+ * (abi/error_record.h) and its wave ends. The hooks and build_trap call amd_build_error_report (the marker
+ * AMD_ERROR_MARKER, noreturn; msg/file/func NULL: none, line NULL: 0); amdgpu_define_error_record defines the
+ * record (before the bodies); amd_module_reports_errors: some marker call is left; amdgpu_report_errors_pass
+ * (after the optimiser, after amdgpu-trap-in-place) lowers the markers. */
+#define AMD_ERROR_MARKER "__p2n_amd_error"
+/* amd_build_abort_check: a poll of a wait (the RT_YIELD hook) ends the wave once the grid has failed */
+#define AMD_ABORT_CHECK_MARKER "__p2n_amd_abort_check"
+void amd_build_abort_check(LLVMBuilderRef B, LLVMModuleRef M);
+void amd_build_error_report(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef code, LLVMValueRef msg, LLVMValueRef file,
+                            LLVMValueRef line, LLVMValueRef func);
+bool amd_is_error_marker(LLVMValueRef callee);
+bool amd_module_reports_errors(LLVMModuleRef M);
+void amdgpu_define_error_record(LLVMModuleRef M);
+bool amdgpu_report_errors_pass(struct llvm_pass_ctx *X);
 /* amdgpu_bound_schedule_regions.c: a scheduling boundary every few hundred instructions of a long block */
 bool amdgpu_bound_schedule_regions_pass(struct llvm_pass_ctx *X);
 #endif

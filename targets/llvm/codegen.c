@@ -191,7 +191,8 @@ static LLVMTargetMachineRef make_tm(const target_desc *t, const p2n_options *opt
      * `i + 1 == 0` exit test into llvm.uadd.with.overflow = OpIAddCarry, which PoCL's llvm-spirv 15 cannot read
      * ("Unimplemented opcode 149": the fill loop of tests/conformance/ptx/heap/heap.ptx) */
     if (t->codegen_o0) lvl = LLVMCodeGenLevelNone;
-    return LLVMCreateTargetMachine(T, t->triple, t->cpu, "", lvl, LLVMRelocPIC, LLVMCodeModelDefault);
+    return LLVMCreateTargetMachine(T, t->triple, t->cpu, t->features ? t->features : "", lvl, LLVMRelocPIC,
+                                   LLVMCodeModelDefault);
 }
 
 /* very long blocks cut into runs before rewrite-addrs' SROA promotes the registers (split_block.c says why) */

@@ -10,7 +10,7 @@
  * stores and atomics write a private scratch block) and the address is noted in a private word; at each return of
  * the function, a noted address makes the first such work-item of the launch claim the error record with code
  * SPIRV_TRAP_ILLEGAL_ADDRESS and write the address, %ctaid and %tid into it (so the launch returns
- * CUDA_ERROR_ILLEGAL_ADDRESS, driver-stub/spirv_record.c). No branch at the access, so loops stay vectorisable (a
+ * CUDA_ERROR_ILLEGAL_ADDRESS, driver-stub/error_report.c). No branch at the access, so loops stay vectorisable (a
  * branch per access cost the bench's tiled matmul 12x). The work-item does not return early: one that leaves before
  * a work-group barrier the others still reach crashes PoCL 3.1 (or runs the rest of the kernel with garbage,
  * ctrl/exit_then_barrier), and the launch has failed anyway (CUDA leaves memory undefined after an illegal address,

@@ -14,6 +14,7 @@
 #include "ptx2native.h"
 #include "target.h"
 #include "spirv_meta.h"
+#include "error_record.h"
 #include "../llvm/codegen.h"
 
 extern const target_desc target_spirv64, target_spirv64_12; /* spirv_target.c */
@@ -75,18 +76,18 @@ LLVMValueRef spirv_fn_ctx(LLVMValueRef fn);
 /* marker code of a kernel stubbed by --defer-unsupported (targets/llvm/defer_unsupported.c): the message operand
  * is the whole text ("kernel 'K': ... at file:line:col"); the runtime prints it and returns
  * CUDA_ERROR_NOT_SUPPORTED (codes 0 exit, 1 trap, 2 assert: above) */
-#define SPIRV_TRAP_NOT_SUPPORTED 3
+#define SPIRV_TRAP_NOT_SUPPORTED P2N_REC_NOT_SUPPORTED
 /* marker code of a failed null-page check (spirv_faults.c): the message operand is the address; the runtime
  * returns CUDA_ERROR_ILLEGAL_ADDRESS */
-#define SPIRV_TRAP_ILLEGAL_ADDRESS 4
+#define SPIRV_TRAP_ILLEGAL_ADDRESS P2N_REC_ILLEGAL_ADDRESS
 /* marker code of a misaligned surface access (rt assertfail with char size P2N_ASSERT_MISALIGNED_ADDRESS,
  * spirv_hooks.c; an out-of-range .trap one takes code 4): the message operand is the address; the runtime
  * returns CUDA_ERROR_MISALIGNED_ADDRESS */
-#define SPIRV_TRAP_MISALIGNED_ADDRESS 5
+#define SPIRV_TRAP_MISALIGNED_ADDRESS P2N_REC_MISALIGNED_ADDRESS
 /* marker code of an instruction NVIDIA refuses in this launch (rt assertfail with char size
  * P2N_ASSERT_ILLEGAL_INSTRUCTION: a shared::cluster async operation outside a cluster launch, emit_cluster.c): the
  * message operand names it; the runtime returns CUDA_ERROR_ILLEGAL_INSTRUCTION */
-#define SPIRV_TRAP_ILLEGAL_INSTRUCTION 6
+#define SPIRV_TRAP_ILLEGAL_INSTRUCTION P2N_REC_ILLEGAL_INSTRUCTION
 /* the ctx launch_flags word (emit.h CTX_LAUNCH_FLAGS; spirv_hooks.c ctx_field): SPIRV_LAUNCH_MARKER(ctx) -> i32,
  * lowered with the trap markers to a load of the record's SPIRV_REC_LAUNCH_OFF word, which the runtime writes before
  * each launch; a module that reads it takes the record */

@@ -1,7 +1,8 @@
 #!/bin/sh
-# trap_in_place.sh PTX2NATIVE ARCH PTX — the wave reaches a lane's s_trap before the spin loop that follows the
-# trapping region (amdgpu_trap_in_place.c, trap_in_place.ptx): the first branch to the block holding s_trap (the
-# nearest label above it) must come before the first LDS load (the spin loop's). Before the pass it came after.
+# trap_in_place.sh PTX2NATIVE ARCH PTX — the wave reaches a lane's trap before the spin loop that follows the
+# trapping region (amdgpu_trap_in_place.c, trap_in_place.ptx): the first branch to the trap block (the nearest
+# label above its claim of the error record, a global_atomic_cmpswap: amdgpu_report_errors.c) must come before the
+# first LDS load (the spin loop's). Before the pass it came after.
 set -eu
 p2n=$1 arch=$2 ptx=$3
 out=$(mktemp)
@@ -10,10 +11,10 @@ trap 'rm -f "$out"' EXIT
 awk -v arch="$arch" '
     /^[.]LBB[0-9_]+:/ { label = substr($1, 1, length($1) - 1) }
     /^\tds_(load|read)_b32/ && !lds { lds = NR }
-    /^\ts_trap / && !trap { trap = NR; trap_label = label }
+    /^\tglobal_atomic_cmpswap/ && !trap { trap = NR; trap_label = label }
     { line[NR] = $0 }
     END {
-        if (!trap || !lds || trap_label == "") { print arch ": no s_trap / LDS load / trap label found"; exit 1 }
+        if (!trap || !lds || trap_label == "") { print arch ": no error-record claim / LDS load / trap label found"; exit 1 }
         for (i = 1; i <= NR; i++)
             if (line[i] ~ /^\ts_(cbranch_[a-z]+|branch) / && line[i] ~ (trap_label "$")) { first = i; break }
         if (!first) { print arch ": no branch to " trap_label; exit 1 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "amd_codeobj.h"
+#include "error_record.h"
 #include "host_abi.h"
 #include "../tools/test_file.h"
 
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
             TRUE(amd_read_kinfo(img, n, "k_explicit", ki) && ki[0] == 0 &&
                  (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_LAUNCH));
             TRUE(amd_read_kinfo(img, n, "k_fixed", ki) && (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_CLUSTER_DIMS));
+            TRUE(!(ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS)); /* nothing in kinfo.ptx traps */
             TRUE(!amd_read_kinfo(img, n, "k_none", ki));            /* no such kernel */
             for (size_t cut = 0; cut < n; cut += n / 97 + 1)        /* truncated images: no crash, no record */
                 amd_read_kinfo(img, cut, "k_req", ki);
@@ -90,8 +92,31 @@ int main(int argc, char **argv)
             free(img);
             continue;
         }
+        /* every code object defines the error record, 32 words (abi/error_record.h) */
+        uint64_t rec = 0, rec_size = 0;
+        TRUE(amd_symbol_address(img, n, P2N_AMD_ERROR_RECORD, &rec, &rec_size) && rec_size == 4 * P2N_AMD_RECORD_WORDS);
+        TRUE(!amd_symbol_address(img, n, "__p2n_no_such_symbol", &rec, &rec_size));
+        /* what the loader places at a symbol's address, from the file: the kinfo constant read both ways */
+        uint64_t kaddr = 0, ksize = 0;
+        uint32_t kwords[P2N_AMD_KINFO_WORDS];
+        const char *kname = strstr(argv[i], "report.") ? P2N_AMD_KINFO_PREFIX "k_quiet" : P2N_AMD_KINFO_PREFIX "vecadd";
+        TRUE(amd_symbol_address(img, n, kname, &kaddr, &ksize) && amd_read_vaddr(img, n, kaddr, kwords, sizeof kwords) &&
+             amd_read_kinfo(img, n, kname + strlen(P2N_AMD_KINFO_PREFIX), ki) && !memcmp(ki, kwords, sizeof ki));
+        TRUE(!amd_read_vaddr(img, n, kaddr + ksize - 4, kwords, 64 * 1024 * 1024));
+        if (strstr(argv[i], "report.")) { /* report.ptx: a trap in one kernel flags both (a module-wide property) */
+            TRUE(amd_read_kinfo(img, n, "k_report", ki) && (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS));
+            TRUE(amd_read_kinfo(img, n, "k_quiet", ki) && (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS));
+            for (size_t cut = 0; cut < n; cut += n / 97 + 1) /* truncated images: no crash */
+                amd_symbol_address(img, cut, P2N_AMD_ERROR_RECORD, &rec, &rec_size);
+            printf("%s: error record read\n", argv[i]);
+            amd_meta_free(&m);
+            free(img);
+            continue;
+        }
+        /* vecadd.ptx has a trap_if kernel: every kernel of the module may report */
         TRUE(amd_read_kinfo(img, n, "vecadd", ki) && ki[0] == 0 &&
-             !(ki[P2N_AMD_KINFO_FLAGS] & (P2N_KERNEL_CLUSTER_LAUNCH | P2N_KERNEL_CLUSTER_DIMS)));
+             !(ki[P2N_AMD_KINFO_FLAGS] & (P2N_KERNEL_CLUSTER_LAUNCH | P2N_KERNEL_CLUSTER_DIMS)) &&
+             (ki[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS));
         const amd_kernel *va = amd_meta_kernel(&m, "vecadd"), *fill = amd_meta_kernel(&m, "fill");
         TRUE(va && fill);
         if (va) {

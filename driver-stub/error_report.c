@@ -1,10 +1,10 @@
-/* spirv_record.c — reporting what a SPIR-V kernel left in its error record (spirv_record.h), the same way the
+/* error_report.c — reporting what a GPU kernel left in its error record (abi/error_record.h), the same way the
  * CPU runtime reports a trap or an assert (driver-stub/cpu/cpu_rt_table.c cpu_rt_trap / cpu_rt_assertfail). */
 #include <stdio.h>
 #include <time.h>
 
 #include "backend.h"
-#include "spirv_record.h"
+#include "error_report.h"
 
 uint64_t p2n_rec_now_ns(void) {
     struct timespec ts;
@@ -14,10 +14,10 @@ uint64_t p2n_rec_now_ns(void) {
 
 /* a NUL-terminated device string of at most n-1 bytes, read byte by byte (it may end right before the end of
  * its allocation) */
-static void dev_string(p2n_rec_read_fn read, uint64_t addr, char *buf, size_t n) {
+static void dev_string(p2n_rec_read_fn read, void *rc, uint64_t addr, char *buf, size_t n) {
     size_t i = 0;
     for (; addr && i + 1 < n; i++)
-        if (read(buf + i, addr + i, 1) != CUDA_SUCCESS || !buf[i]) break;
+        if (read(rc, buf + i, addr + i, 1) != CUDA_SUCCESS || !buf[i]) break;
     buf[i] = 0;
     if (!i) snprintf(buf, n, "?");
 }
@@ -25,41 +25,41 @@ static void dev_string(p2n_rec_read_fn read, uint64_t addr, char *buf, size_t n)
 /* words [2k, 2k+1] of the record as a 64-bit address */
 static uint64_t addr_at(const uint32_t *r, unsigned w) { return r[w] | (uint64_t)r[w + 1] << 32; }
 
-CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn read, char **err) {
-    if (!r[0]) return CUDA_SUCCESS;
-    if (r[0] == 3) { /* a kernel stubbed by --defer-unsupported: [2..3] "kernel 'K': <reason> at file:line:col" */
+CUresult p2n_rec_report(const uint32_t *r, const char *kernel, p2n_rec_read_fn read, void *rc, char **err) {
+    if (!r[P2N_REC_CODE]) return CUDA_SUCCESS;
+    if (r[P2N_REC_CODE] == P2N_REC_NOT_SUPPORTED) { /* a kernel stubbed by --defer-unsupported: [2..3] "kernel 'K': <reason> at file:line:col" */
         char why[1024];
-        dev_string(read, addr_at(r, 2), why, sizeof why);
+        dev_string(read, rc, addr_at(r, 2), why, sizeof why);
         fprintf(stderr, "ptx2native: %s\n", why);
         fflush(stderr);
         if (err) *err = p2n_bk_msg("%s", why);
         return CUDA_ERROR_NOT_SUPPORTED;
     }
-    if (r[0] == 4 || r[0] == 5) { /* a memory fault the code found itself: a null-page check
+    if (r[P2N_REC_CODE] == P2N_REC_ILLEGAL_ADDRESS || r[P2N_REC_CODE] == P2N_REC_MISALIGNED_ADDRESS) { /* a memory fault the code found itself: a null-page check
                                    * (targets/spirv/spirv_faults.c) or a misaligned surface access
                                    * (targets/llvm/emit_surface.c); [2..3] the address */
-        bool mis = r[0] == 5;
+        bool mis = r[P2N_REC_CODE] == P2N_REC_MISALIGNED_ADDRESS;
         if (err)
             *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: access to address 0x%llx (%s)", kernel,
                               r[8], r[9], r[10], r[11], r[12], r[13], (unsigned long long)addr_at(r, 2),
                               mis ? "misaligned address" : "an illegal memory access was encountered");
         return mis ? CUDA_ERROR_MISALIGNED_ADDRESS : CUDA_ERROR_ILLEGAL_ADDRESS;
     }
-    if (r[0] == 6) { /* an instruction NVIDIA refuses in this launch (targets/llvm/emit_cluster.c): [2..3] its name */
+    if (r[P2N_REC_CODE] == P2N_REC_ILLEGAL_INSTRUCTION) { /* an instruction NVIDIA refuses in this launch (targets/llvm/emit_cluster.c): [2..3] its name */
         char what[256];
-        dev_string(read, addr_at(r, 2), what, sizeof what);
+        dev_string(read, rc, addr_at(r, 2), what, sizeof what);
         if (err)
             *err = p2n_bk_msg("kernel '%s': block [%u,%u,%u], thread [%u,%u,%u]: %s (an illegal instruction was "
                               "encountered)", kernel, r[8], r[9], r[10], r[11], r[12], r[13], what);
         return CUDA_ERROR_ILLEGAL_INSTRUCTION;
     }
-    if (r[0] != 2) {
+    if (r[P2N_REC_CODE] != P2N_REC_ASSERT) {
         if (err) *err = p2n_bk_msg("kernel '%s': trap (unspecified launch failure)", kernel);
         return CUDA_ERROR_LAUNCH_FAILED;
     }
     /* assert: [1] line, [2..7] message/file/function addresses, [8..10] %ctaid, [11..13] %tid */
     char text[3][256];
-    for (unsigned s = 0; s < 3; s++) dev_string(read, addr_at(r, 2 + 2 * s), text[s], sizeof text[s]);
+    for (unsigned s = 0; s < 3; s++) dev_string(read, rc, addr_at(r, 2 + 2 * s), text[s], sizeof text[s]);
     char line[1200];
     snprintf(line, sizeof line, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.", text[1],
              r[1], text[2], r[8], r[9], r[10], r[11], r[12], r[13], text[0]);
