@@ -9,7 +9,12 @@
  * which paired 31 instructions in the end. `llvm.amdgcn.sched.barrier(0)` is a scheduling boundary for both
  * schedulers: placed every REGION instructions in a longer block, it bounds each region at no cost to what the
  * code computes (the intrinsic emits nothing). Code quality: within a window of REGION instructions the
- * schedulers keep their freedom; bench/compile-speed/RESULTS.md has the figures. */
+ * schedulers keep their freedom; bench/compile-speed/RESULTS.md has the figures.
+ * Not bounded by them (2026-12-07, libcufft.so.2674, one block of 36,600 IR instructions): the post-RA
+ * scheduler's VOPD pairing still spends 10.9 of 17.6 s of passes there, whatever the spacing (48 to 384) and with
+ * s_setprio in their place too; only LLVM's process-wide -amdgpu-enable-vopd=0 removes it (7.7 s; the "-vopd"
+ * subtarget feature cannot be used per module or function: it takes the gfx11 instructions that imply it along,
+ * and instruction selection fails). */
 #include <llvm-c/Core.h>
 
 #include "amdgpu_target.h"

@@ -21,6 +21,7 @@
  * gives it one home); a partition that reports without holding it declares it. Kernels of a module that may
  * report carry P2N_KERNEL_REPORTS_ERRORS in their kinfo (amdgpu_lower.c), and the HIP backend reads and clears
  * the record after their launches (driver-stub/hip). */
+#include <stdio.h>
 #include <string.h>
 
 #include "amdgpu_target.h"
@@ -108,8 +109,10 @@ static LLVMValueRef intrinsic(LLVMBuilderRef B, LLVMModuleRef M, const char *nam
 }
 
 /* the marker call I -> the record's claim and writes, then llvm.trap (what follows I stays) */
-static void lower_marker(LLVMModuleRef M, LLVMBuilderRef B, LLVMValueRef rec, LLVMValueRef I) {
+static void lower_marker(LLVMModuleRef M, LLVMBuilderRef B, bool reports, LLVMValueRef I) {
+    (void)reports;
     LLVMContextRef C = LLVMGetModuleContext(M);
+    LLVMValueRef rec = record_of(M);
     LLVMTypeRef i8 = LLVMInt8TypeInContext(C), i32 = LLVMInt32TypeInContext(C), i64 = LLVMInt64TypeInContext(C);
     LLVMPositionBuilderBefore(B, I);
     LLVMValueRef cx = LLVMBuildAtomicCmpXchg(B, rec, LLVMConstInt(i32, 0, 0), LLVMGetOperand(I, 0),
@@ -163,41 +166,32 @@ static void lower_abort_check(LLVMModuleRef M, LLVMBuilderRef B, bool reports, L
     LLVMInstructionEraseFromParent(I);
 }
 
-bool amdgpu_report_errors_pass(llvm_pass_ctx *X) {
-    bool reports = amd_module_reports_errors(X->M);
-    LLVMValueRef chk = LLVMGetNamedFunction(X->M, AMD_ABORT_CHECK_MARKER);
-    if (chk) {
-        LLVMBuilderRef B = LLVMCreateBuilderInContext(X->C);
-        while (LLVMGetFirstUse(chk)) {
-            LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(chk));
-            if (!LLVMIsACallInst(I) || LLVMGetCalledValue(I) != chk) {
-                X->error = LLVMCreateStringError(AMD_ABORT_CHECK_MARKER " used other than by a call");
-                X->internal = true;
-                LLVMDisposeBuilder(B);
-                return false;
-            }
-            lower_abort_check(X->M, B, reports, I);
-        }
-        LLVMDisposeBuilder(B);
-        LLVMDeleteFunction(chk);
-    }
-    LLVMValueRef f = LLVMGetNamedFunction(X->M, AMD_ERROR_MARKER);
+/* every call of the marker `name` lowered by `lower`, then the marker deleted; false: a use that is no call */
+static bool lower_calls(llvm_pass_ctx *X, const char *name, bool reports,
+                        void (*lower)(LLVMModuleRef, LLVMBuilderRef, bool, LLVMValueRef)) {
+    LLVMValueRef f = LLVMGetNamedFunction(X->M, name);
     if (!f) return true;
-    if (LLVMGetFirstUse(f)) {
-        LLVMBuilderRef B = LLVMCreateBuilderInContext(X->C);
-        LLVMValueRef rec = record_of(X->M);
-        while (LLVMGetFirstUse(f)) {
-            LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(f));
-            if (!LLVMIsACallInst(I) || LLVMGetCalledValue(I) != f) {
-                X->error = LLVMCreateStringError(AMD_ERROR_MARKER " used other than by a call");
-                X->internal = true;
-                LLVMDisposeBuilder(B);
-                return false;
-            }
-            lower_marker(X->M, B, rec, I);
+    LLVMBuilderRef B = LLVMCreateBuilderInContext(X->C);
+    while (LLVMGetFirstUse(f)) {
+        LLVMValueRef I = LLVMGetUser(LLVMGetFirstUse(f));
+        if (!LLVMIsACallInst(I) || LLVMGetCalledValue(I) != f) {
+            char msg[160];
+            snprintf(msg, sizeof msg, "%s used other than by a call", name);
+            X->error = LLVMCreateStringError(msg);
+            X->internal = true;
+            LLVMDisposeBuilder(B);
+            return false;
         }
-        LLVMDisposeBuilder(B);
+        lower(X->M, B, reports, I);
     }
+    LLVMDisposeBuilder(B);
     LLVMDeleteFunction(f);
     return true;
+}
+
+/* the abort checks first: whether they stay depends on the error markers still being there */
+bool amdgpu_report_errors_pass(llvm_pass_ctx *X) {
+    bool reports = amd_module_reports_errors(X->M);
+    return lower_calls(X, AMD_ABORT_CHECK_MARKER, reports, lower_abort_check) &&
+           lower_calls(X, AMD_ERROR_MARKER, reports, lower_marker);
 }
