@@ -14,7 +14,11 @@
  * scheduler's VOPD pairing still spends 10.9 of 17.6 s of passes there, whatever the spacing (48 to 384) and with
  * s_setprio in their place too; only LLVM's process-wide -amdgpu-enable-vopd=0 removes it (7.7 s; the "-vopd"
  * subtarget feature cannot be used per module or function: it takes the gfx11 instructions that imply it along,
- * and instruction selection fails). */
+ * and instruction selection fails).
+ * Wave32 (RDNA) targets only, where the VOPD pairing that motivated it exists: on gfx950 the boundaries changed the
+ * schedule and register allocation of mma/wmma_m8n32k16_f16_f16_f16_rcrr_{int,rand} (SGPR spills to VGPR lanes,
+ * 3 KB of scratch either way) and both then fail on the ISA emulator, pass without them — machine verifier clean,
+ * cause (LLVM or emulator) not found; until it is, CDNA code is compiled as clang would. */
 #include <llvm-c/Core.h>
 
 #include "amdgpu_target.h"
@@ -23,6 +27,7 @@
 enum { REGION = 384 }; /* IR instructions between two boundaries (each becomes ~1-2 machine instructions) */
 
 bool amdgpu_bound_schedule_regions_pass(llvm_pass_ctx *X) {
+    if (X->t->wave_size != 32) return true;
     LLVMValueRef barrier = NULL;
     LLVMTypeRef fty = NULL;
     LLVMBuilderRef B = NULL;
