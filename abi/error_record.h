@@ -12,6 +12,10 @@
 #ifndef P2N_ERROR_RECORD_H
 #define P2N_ERROR_RECORD_H
 
+#include <stdint.h>
+
+#include "host_abi.h"
+
 /* word 0: what failed (0: nothing) */
 enum {
     P2N_REC_TRAP = 1,                /* trap / brkpt / a stack overflow: CUDA_ERROR_LAUNCH_FAILED */
@@ -29,6 +33,15 @@ enum {
  * 0 when absent), [8..10] %ctaid, [11..13] %tid; the runtime reads and clears words 0..P2N_REC_ERR_WORDS-1 */
 enum { P2N_REC_CODE = 0, P2N_REC_LINE = 1, P2N_REC_MSG = 2, P2N_REC_FILE = 4, P2N_REC_FUNC = 6, P2N_REC_CTAID = 8,
        P2N_REC_TID = 11, P2N_REC_ERR_WORDS = 16 };
+
+/* the code of the runtime's assertfail with this char size (host_abi.h P2N_ASSERT_*: a fault kind the generated code
+ * detected, or a deferred-unsupported stub); any other char size is a real __assertfail */
+static inline unsigned p2n_rec_code_of_assert(uint64_t char_size) {
+    return char_size == P2N_ASSERT_ILLEGAL_ADDRESS ? P2N_REC_ILLEGAL_ADDRESS
+         : char_size == P2N_ASSERT_MISALIGNED_ADDRESS ? P2N_REC_MISALIGNED_ADDRESS
+         : char_size == P2N_ASSERT_ILLEGAL_INSTRUCTION ? P2N_REC_ILLEGAL_INSTRUCTION
+         : char_size == P2N_ASSERT_NOT_SUPPORTED ? P2N_REC_NOT_SUPPORTED : P2N_REC_ASSERT;
+}
 
 #define P2N_AMD_ERROR_RECORD "__p2n_error_record"
 enum { P2N_AMD_RECORD_WORDS = 32 };

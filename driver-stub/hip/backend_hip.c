@@ -241,13 +241,19 @@ static CUresult hip_memset(uint64_t dst, const void *pattern, unsigned ps, size_
 
 static void hip_module_unload(p2n_bk_module *m);
 
+/* our kinfo says code the kernel reaches may write the module's error record */
+static int may_report(const amd_kernel *ak)
+{
+    return ak->has_kinfo && (ak->kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS);
+}
+
 /* The module's error record (abi/error_record.h), when some kernel may report into it: its device address, and a
  * copy of the code object for the strings a report names */
 static CUresult find_error_record(p2n_bk_module *m, const void *image, size_t size, char **err)
 {
     int reports = 0;
     for (unsigned i = 0; i < m->meta.nkernels; i++)
-        reports |= m->meta.k[i].has_kinfo && (m->meta.k[i].kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS);
+        reports |= may_report(&m->meta.k[i]);
     uint64_t vaddr = 0, bytes = 0;
     if (!reports || !amd_symbol_address(image, size, P2N_AMD_ERROR_RECORD, &vaddr, &bytes)) return CUDA_SUCCESS;
     hipDeviceptr_t p = NULL;
@@ -278,8 +284,7 @@ static CUresult read_module(void *ctx, void *dst, uint64_t src, size_t n)
 /* after a launch of k: the first failure its grid reported, read and cleared (S.lock held) */
 static CUresult check_error_record(const p2n_bk_kernel *k, p2n_bk_module *m, char **err)
 {
-    if (!m->rec || !k->ak->has_kinfo || !(k->ak->kinfo[P2N_AMD_KINFO_FLAGS] & P2N_KERNEL_REPORTS_ERRORS))
-        return CUDA_SUCCESS;
+    if (!m->rec || !may_report(k->ak)) return CUDA_SUCCESS;
     uint32_t r[P2N_REC_ERR_WORDS];
     void *rec = (void *)(uintptr_t)m->rec;
     CUresult cr = copy(r, rec, sizeof r, hipMemcpyDeviceToHost);

@@ -104,11 +104,7 @@ static LLVMValueRef amd_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LLV
     /* (ctx) / (ctx, message, file, line, function, char size): an error report (amdgpu_report_errors.c) */
     case RT_TRAP: amd_build_error_report(BLD, E->M, c32(E, P2N_REC_TRAP), NULL, NULL, NULL, NULL); return NULL;
     case RT_ASSERTFAIL: { /* char sizes that are codes (host_abi.h): the fault kinds generated code detects */
-        uint64_t cs = LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0;
-        unsigned code = cs == P2N_ASSERT_ILLEGAL_ADDRESS ? P2N_REC_ILLEGAL_ADDRESS
-                      : cs == P2N_ASSERT_MISALIGNED_ADDRESS ? P2N_REC_MISALIGNED_ADDRESS
-                      : cs == P2N_ASSERT_ILLEGAL_INSTRUCTION ? P2N_REC_ILLEGAL_INSTRUCTION
-                      : cs == P2N_ASSERT_NOT_SUPPORTED ? P2N_REC_NOT_SUPPORTED : P2N_REC_ASSERT;
+        unsigned code = p2n_rec_code_of_assert(LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0);
         amd_build_error_report(BLD, E->M, c32(E, code), a[1], a[2], a[3], a[4]);
         return NULL;
     }

@@ -55,9 +55,7 @@ void amd_build_error_report(LLVMBuilderRef B, LLVMModuleRef M, LLVMValueRef code
                          file ? LLVMBuildPointerCast(B, file, p, "") : LLVMConstNull(p),
                          line ? line : LLVMConstInt(LLVMInt32TypeInContext(C), 0, 0),
                          func ? LLVMBuildPointerCast(B, func, p, "") : LLVMConstNull(p)};
-    LLVMValueRef call = LLVMBuildCall2(B, ft, f, a, 5, "");
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(C, LLVMGetEnumAttributeKindForName("noreturn", 8), 0));
+    LLVMBuildCall2(B, ft, f, a, 5, "");
 }
 
 void amd_build_abort_check(LLVMBuilderRef B, LLVMModuleRef M) {
@@ -189,7 +187,7 @@ static bool lower_calls(llvm_pass_ctx *X, const char *name, bool reports,
     return true;
 }
 
-/* the abort checks first: whether they stay depends on the error markers still being there */
+/* whether the abort checks stay is decided before either marker is lowered */
 bool amdgpu_report_errors_pass(llvm_pass_ctx *X) {
     bool reports = amd_module_reports_errors(X->M);
     return lower_calls(X, AMD_ABORT_CHECK_MARKER, reports, lower_abort_check) &&

@@ -191,11 +191,7 @@ static LLVMValueRef hook_rt_call(emit_ctx *E, unsigned slot, LLVMTypeRef ret, LL
     /* (ctx) / (ctx, message, file, line, function, char size): spirv_trap.c lowers the marker */
     case RT_TRAP: return trap_marker(E, a[0], 1, NULL);
     case RT_ASSERTFAIL: { /* char sizes that are codes (host_abi.h): the fault kinds generated code detects */
-        uint64_t cs = LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0;
-        unsigned code = cs == P2N_ASSERT_ILLEGAL_ADDRESS ? SPIRV_TRAP_ILLEGAL_ADDRESS
-                      : cs == P2N_ASSERT_MISALIGNED_ADDRESS ? SPIRV_TRAP_MISALIGNED_ADDRESS
-                      : cs == P2N_ASSERT_ILLEGAL_INSTRUCTION ? SPIRV_TRAP_ILLEGAL_INSTRUCTION
-                      : cs == P2N_ASSERT_NOT_SUPPORTED ? SPIRV_TRAP_NOT_SUPPORTED : 2;
+        unsigned code = p2n_rec_code_of_assert(LLVMIsAConstantInt(a[5]) ? LLVMConstIntGetZExtValue(a[5]) : 0);
         return trap_marker(E, a[0], code, a);
     }
     case RT_EXIT_THREAD: return trap_marker(E, a[0], 0, NULL);
