@@ -99,6 +99,7 @@ p2n_jit_key p2n_jit_cache_key(const p2n_input *in, unsigned n, int link, const p
     put_u64(&b, opt->recursion_stack);
     put_u64(&b, (uint64_t)(int64_t)opt->fp_atomics_native);
     put_u64(&b, (uint64_t)(int64_t)opt->host_fallback_entries);
+    put_u64(&b, (uint64_t)(int64_t)opt->line_info);
     if (!strcmp(arch, "host-native")) put_cpu_identity(&b);
     put_u64(&b, n);
     for (unsigned i = 0; i < n; i++) {

@@ -315,6 +315,7 @@ static int run_cli(int argc, char **argv, cli_owned *own) {
         else if (strcmp(a, "--defer-unsupported") == 0) opt.defer_unsupported = 1;
         else if (strcmp(a, "--fp-atomics=exact") == 0) opt.fp_atomics_native = 0;
         else if (strcmp(a, "--fp-atomics=native") == 0) opt.fp_atomics_native = 1;
+        else if (strcmp(a, "--line-info") == 0 || strcmp(a, "-lineinfo") == 0) opt.line_info = 1;
         else if (strcmp(a, "--host-entries=fast") == 0) opt.host_fallback_entries = 0;
         else if (strcmp(a, "--host-entries=all") == 0) opt.host_fallback_entries = 1;
         else if (strncmp(a, "--host-entries=", 15) == 0) {

@@ -65,6 +65,9 @@ typedef struct p2n_options {
      * pick another. Zero: only the entry the runtime uses by default is compiled (--host-entries=fast|all;
      * targets/host/drop_fallback_entries.c). */
     int host_fallback_entries;
+    /* Nonzero: a DWARF line table maps the code to the PTX source lines (--line-info, nvcc's -lineinfo): `.loc`
+     * in assembly, .debug_line in objects. Changes no generated instruction (targets/llvm/emit_line_info.c). */
+    int line_info;
 } p2n_options;
 
 /* p2n_options.device_lacks bits */

@@ -16,7 +16,9 @@ import glob
 import math
 import os
 import re
+import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -29,10 +31,19 @@ LIBS = ["cublas", "cublasLt", "cusparse", "cufft", "curand", "cusolver"]
 STAGES = ["parse", "passes", "emit", "opt", "codegen", "link"]
 
 
+CPU_LIMIT = None   # --timeout: CPU seconds a compile may take (RLIMIT_CPU: SIGXCPU past it)
+TIMED_OUT = -signal.SIGXCPU
+
+
+def limit_cpu():
+    if CPU_LIMIT:
+        resource.setrlimit(resource.RLIMIT_CPU, (CPU_LIMIT, CPU_LIMIT + 5))
+
+
 def run(argv, stderr=False):
     """(CPU seconds user+sys, peak RSS KiB, exit status, stderr text or '') of one process."""
     err = subprocess.PIPE if stderr else subprocess.DEVNULL
-    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, text=True)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err, text=True, preexec_fn=limit_cpu)
     text = p.stderr.read() if stderr else ""
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -117,7 +128,12 @@ def main():
     ap.add_argument("--jobs", action="store_true", help="also -j2 against -j1 (CPU time of -j1 / wall of -j2)")
     ap.add_argument("--keep", help="extract into this directory and keep it (default: a temporary one)")
     ap.add_argument("--max-kb", type=int, help="leave out modules above this size (a partial run: say so)")
+    ap.add_argument("--timeout", type=int, help="CPU seconds a ptx2native compile may take; one that runs past it "
+                    "counts with the limit as its time (the ratio a lower bound, marked >)")
+    ap.add_argument("--no-stages", action="store_true", help="skip the second, -v run of each compile (stage times)")
     a = ap.parse_args()
+    global CPU_LIMIT
+    CPU_LIMIT = a.timeout
     build = os.path.abspath(a.build)
     p2n = os.path.join(build, "targets", "ptx2native")
     tool = os.path.join(build, "fatbin", "ptx2native-fatbin")
@@ -157,6 +173,15 @@ def main():
             cells = []
             for arch in archs:
                 t, r, rc = best([p2n, "--offload-arch=" + arch, "-O3", "-j1", f, "-o", out + ".o"], a.reps)
+                if rc == TIMED_OUT:   # a lower bound: the limit as its time
+                    x = a.timeout / max(tp, 1e-3)
+                    ratio[arch].append(x)
+                    rss[arch].append(r / max(rp, 1))
+                    if x > worst[arch][0]:
+                        worst[arch] = (x, name + ", timed out")
+                    failed.append("%s: %s ran past %d CPU s (counted as %d s)" % (name, arch, a.timeout, a.timeout))
+                    cells.append("> %d (> %.2f)" % (a.timeout, x))
+                    continue
                 if t is None:
                     failed.append("%s: %s exit %d" % (name, arch, rc))
                     cells.append("exit %d" % rc)
@@ -166,7 +191,7 @@ def main():
                 rss[arch].append(r / max(rp, 1))
                 if x > worst[arch][0]:
                     worst[arch] = (x, name)
-                for k, v in stage_times(p2n, arch, f, out + ".o").items():
+                for k, v in ({} if a.no_stages else stage_times(p2n, arch, f, out + ".o")).items():
                     if k in stages[arch]:
                         stages[arch][k] += v
                 cells.append("%.2f (%.2f)" % (t, x))
@@ -195,7 +220,7 @@ def main():
                         w.append(time.perf_counter() - t0 if rc == 0 else float("nan"))
                     print("| %s | %s | %.2f | %.2f | %.2f× |" % (os.path.basename(f), arch, w[0], w[1], w[0] / w[1]))
         if failed:
-            print("\nNot compared (one side failed): " + "; ".join(failed))
+            print("\nNot compared, or a lower bound (one side failed or timed out): " + "; ".join(failed))
         print("\nload average after: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
     finally:
         if not a.keep:

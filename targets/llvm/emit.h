@@ -99,6 +99,7 @@ typedef struct emit_ctx {
     bool defer_unsupported; /* p2n_options.defer_unsupported */
     bool fp_atomics_native; /* p2n_options.fp_atomics_native, AMDGPU only */
     struct defer_state *defer; /* functions found unsupported under defer_unsupported (defer_unsupported.c) */
+    struct line_info *line_info; /* --line-info: the DWARF builder and scopes (emit_line_info.c); NULL without */
 } emit_ctx;
 
 /* ---- helpers (emit_ops.c) */

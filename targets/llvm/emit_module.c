@@ -6,6 +6,7 @@
 #include "emit.h"
 #include "emit_texture.h"
 #include "emit_atom.h"
+#include "emit_line_info.h"
 #include "../ptx2native.h"
 #include "host_abi.h"
 #include "support.h"
@@ -214,6 +215,7 @@ static bool bb_open(emit_ctx *E) { return LLVMGetBasicBlockTerminator(LLVMGetIns
 
 static void emit_one(emit_ctx *E, const ir_ins *ins) {
     E->ins = ins;
+    line_info_at(E, ins);
     unsigned before = E->d->nerrors + E->d->nwarnings; /* a deferred unsupported form is a warning */
     if (ins->guard && ins->op != IR_OP_BRA) {
         ir_operand g = {.kind = IR_OPND_REG, .id = ins->guard - 1};
@@ -253,6 +255,7 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     /* a target may put a kernel's body into a function of its own and build the entries after it */
     const target_hooks *H = E->t->hooks;
     bool own_body = f->is_entry && H && H->kernel_body_begin && H->kernel_body_begin(E, fi);
+    line_info_function(E);
     E->regs = calloc(f->nregs + 1, sizeof *E->regs);
     E->lvar = calloc(E->m->nvars + 1, sizeof *E->lvar);
     E->bbs = calloc(f->nblocks + 1, sizeof *E->bbs);
@@ -327,6 +330,7 @@ static void emit_body(emit_ctx *E, uint32_t fi) {
     LLVMBuildRetVoid(E->B);
     LLVMBuildBr(E->AB, f->nblocks ? E->bbs[0] : exitbb);
     E->ybud = NULL;
+    line_info_function_end(E);
     if (own_body) H->kernel_body_end(E, fi);
     free(E->regs);
     free(E->lvar);
@@ -823,6 +827,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->fn = calloc(m->nfuncs + 1, sizeof *E->fn);
     E->block_fn = calloc(m->nfuncs + 1, sizeof *E->block_fn);
     E->fn_flags = calloc(m->nfuncs + 1, sizeof *E->fn_flags);
+    if (opt && opt->line_info) line_info_begin(E);
 
     /* A program linked with libcudadevrt carries that library's PTX bodies of the device runtime, built on
      * NVIDIA's driver calls (__cuda_syscall_*): a target with device_runtime gives those functions its own bodies
@@ -961,6 +966,7 @@ bool emit_module(ir_module *m, const target_desc *t, const p2n_options *opt, p2n
     E->f = NULL;
     E->ins = NULL;
     defer_finish(E); /* stubs for what was deferred (defer_unsupported.c) */
+    line_info_finish(E);
     emit_desc *desc = E->failed ? NULL : build_desc(E);
     if (!E->failed && t->host_descriptor) emit_descriptor(E, desc);
     if (!E->failed && t->hooks && t->hooks->after_bodies) t->hooks->after_bodies(E, desc);

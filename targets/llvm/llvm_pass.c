@@ -3,12 +3,14 @@
 #include <stdio.h>
 
 #include "codegen.h"
+#include "debug_locs.h"
 #include "eliminate_recursion.h"
 #include "llvm_pass.h"
 
 bool llvm_run_passes(const llvm_pass *list, llvm_pass_ctx *X) {
     for (const llvm_pass *p = list; p && p->name; p++) {
         if (!p->run(X)) return false;
+        if (X->opt && X->opt->line_info) debug_locs_rehome(X->M); /* the pass may have moved code (--line-info) */
 #ifdef P2N_VERIFY_PASSES
         if (p->unverified) continue;
         char *err = NULL;

@@ -35,6 +35,20 @@ save-temps)
   [ -s k.so ] && [ -s k.so.ir.ptx ] && [ -s k.so.host.ll ] || { ls -la; fail "temporaries not kept"; }
   grep -q "^\.entry\|\.entry" k.so.ir.ptx || fail "k.so.ir.ptx is not our IR"
   grep -q "define" k.so.host.ll || fail "k.so.host.ll is not LLVM IR" ;;
+line-info)
+  # --line-info: .loc lines name the PTX line of the instruction (vecadd.ptx's add.f32), the instructions are
+  # those of a compile without it, -j2 and objects carry a .debug_line section
+  line=$(grep -n 'add\.f32' "$ptx" | head -1 | cut -d: -f1)
+  for arch in host gfx942 gfx1100; do
+    expect 0 "$p2n" --offload-arch=$arch -O3 --emit=asm "$ptx" -o plain.s
+    expect 0 "$p2n" --offload-arch=$arch -O3 --emit=asm -lineinfo "$ptx" -o lines.s
+    grep -Eq "^[[:space:]]*\.loc[[:space:]]+[0-9]+ $line " lines.s || fail "$arch: no .loc for PTX line $line"
+    grep -q '\.loc' plain.s && fail "$arch: .loc without --line-info"
+    ins() { grep -E '^[[:space:]]+[a-z_][a-z_0-9.]*([[:space:]]|$)' "$1" | grep -vE '^[[:space:]]+\.'; }
+    [ "$(ins plain.s | md5sum)" = "$(ins lines.s | md5sum)" ] || fail "$arch: --line-info changed the instructions"
+    expect 0 "$p2n" --offload-arch=$arch -O3 -j2 --line-info "$src/tests/parallel/multi.ptx" -o k.o
+    readelf -S k.o | grep -q '\.debug_line' || fail "$arch: -j2 object without .debug_line"
+  done ;;
 dry-run)
   expect 0 "$p2n" -### "$ptx" -o k.so
   [ -e k.so ] && fail "-### wrote the output"
