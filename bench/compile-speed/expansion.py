@@ -123,7 +123,7 @@ def main():
     if a.toolkit:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         from toolkit_corpus import choose
-        pool = [f for f in glob.glob(os.path.join(a.toolkit, "*", "*.ptx"))
+        pool = [f for f in sorted(glob.glob(os.path.join(a.toolkit, "*", "*.ptx")))
                 if not a.max_kb or os.path.getsize(f) <= a.max_kb * 1024]
         files += choose(pool, a.modules)
     out = tempfile.mktemp(suffix=".s")

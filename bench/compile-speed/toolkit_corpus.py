@@ -203,11 +203,12 @@ def main():
         for arch in archs:
             print("| %s | %d | %.2f× | %.2f× (%s) | %.2f / %.2f |" % (arch, len(ratio[arch]), geomean(ratio[arch]),
                   worst[arch][0], worst[arch][1], geomean(rss[arch]), max(rss[arch]) if rss[arch] else float("nan")))
-        print("\n### Where ptx2native's time goes (seconds summed over the modules, one -v run each)\n")
-        print("| target | " + " | ".join(STAGES) + " |")
-        print("| --- | " + " | ".join("---:" for _ in STAGES) + " |")
-        for arch in archs:
-            print("| %s | %s |" % (arch, " | ".join("%.1f" % stages[arch][k] for k in STAGES)))
+        if not a.no_stages:
+            print("\n### Where ptx2native's time goes (seconds summed over the modules, one -v run each)\n")
+            print("| target | " + " | ".join(STAGES) + " |")
+            print("| --- | " + " | ".join("---:" for _ in STAGES) + " |")
+            for arch in archs:
+                print("| %s | %s |" % (arch, " | ".join("%.1f" % stages[arch][k] for k in STAGES)))
         if a.jobs:
             print("\n### -j2 against -j1 (wall time), the five largest chosen modules\n")
             print("| module | arch | -j1 s | -j2 s | speed-up |\n| --- | --- | ---: | ---: | ---: |")

@@ -98,15 +98,22 @@ const target_desc target_gfx942 = {.name = "gfx942", .cpu = "gfx942", .wave_size
                                    .description = "AMD CDNA3 (MI300), wave64", AMDGPU_COMMON};
 const target_desc target_gfx950 = {.name = "gfx950", .cpu = "gfx950", .wave_size = 64,
                                    .description = "AMD CDNA4 (MI350), wave64", AMDGPU_COMMON};
-const target_desc target_gfx1030 = {.name = "gfx1030", .cpu = "gfx1030", .wave_size = 32,
-                                    .description = "AMD RDNA2, wave32", AMDGPU_COMMON};
-const target_desc target_gfx1100 = {.name = "gfx1100", .cpu = "gfx1100", .wave_size = 32,
-                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
-const target_desc target_gfx1101 = {.name = "gfx1101", .cpu = "gfx1101", .wave_size = 32,
-                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
-const target_desc target_gfx1102 = {.name = "gfx1102", .cpu = "gfx1102", .wave_size = 32,
-                                    .description = "AMD RDNA3, wave32", AMDGPU_COMMON};
-const target_desc target_gfx1200 = {.name = "gfx1200", .cpu = "gfx1200", .wave_size = 32,
-                                    .description = "AMD RDNA4, wave32", AMDGPU_COMMON};
-const target_desc target_gfx1201 = {.name = "gfx1201", .cpu = "gfx1201", .wave_size = 32,
-                                    .description = "AMD RDNA4, wave32", AMDGPU_COMMON};
+/* RDNA: default<O3> without the SLP vectoriser. RDNA has no packed f32 or 64-bit VALU operations (CDNA's v_pk_fma_f32,
+ * v_pk_mov_b32), so SLP trees buy it almost nothing, and the pass was the largest single cost of compiling real
+ * modules (26 % of cuFFT's libcufft.so.5546 for gfx1100). Without it: compile time 25-50 % lower on the toolkit
+ * corpus's modules, instruction counts within -1..+5 % there and bench/amdgpu-quality's 55 kernels unchanged but for
+ * one 1 % smaller (bench/compile-speed/RESULTS.md, twenty-second session). CDNA keeps it: +11-12 % instructions
+ * without it (the packed f32 forms). */
+#define AMDGPU_RDNA AMDGPU_COMMON, .wave_size = 32, .no_slp_vectorizer = true
+const target_desc target_gfx1030 = {.name = "gfx1030", .cpu = "gfx1030", .description = "AMD RDNA2, wave32",
+                                    AMDGPU_RDNA};
+const target_desc target_gfx1100 = {.name = "gfx1100", .cpu = "gfx1100", .description = "AMD RDNA3, wave32",
+                                    AMDGPU_RDNA};
+const target_desc target_gfx1101 = {.name = "gfx1101", .cpu = "gfx1101", .description = "AMD RDNA3, wave32",
+                                    AMDGPU_RDNA};
+const target_desc target_gfx1102 = {.name = "gfx1102", .cpu = "gfx1102", .description = "AMD RDNA3, wave32",
+                                    AMDGPU_RDNA};
+const target_desc target_gfx1200 = {.name = "gfx1200", .cpu = "gfx1200", .description = "AMD RDNA4, wave32",
+                                    AMDGPU_RDNA};
+const target_desc target_gfx1201 = {.name = "gfx1201", .cpu = "gfx1201", .description = "AMD RDNA4, wave32",
+                                    AMDGPU_RDNA};
