@@ -37,16 +37,18 @@ extern "C" void debug_locs_rehome(LLVMModuleRef mod) {
     if (M->debug_compile_units().empty()) return;
     DICompileUnit *CU = *M->debug_compile_units().begin();
     LLVMContext &C = M->getContext();
+    // subprograms first, all of them: whether a call needs a location depends on its callee having one
     for (Function &F : *M) {
-        if (F.isDeclaration()) continue;
+        if (F.isDeclaration() || F.getSubprogram()) continue;
+        for (Instruction &I : instructions(F))
+            if (const DILocation *first = I.getDebugLoc().get()) {
+                own_subprogram(F, CU, first);
+                break;
+            }
+    }
+    for (Function &F : *M) {
         DISubprogram *SP = F.getSubprogram();
-        if (!SP) {
-            const DILocation *first = nullptr;
-            for (Instruction &I : instructions(F))
-                if ((first = I.getDebugLoc().get())) break;
-            if (!first) continue;
-            SP = own_subprogram(F, CU, first);
-        }
+        if (F.isDeclaration() || !SP) continue;
         for (Instruction &I : instructions(F)) {
             if (const DILocation *L = I.getDebugLoc().get()) {
                 if (L->getInlinedAtScope()->getSubprogram() != SP)

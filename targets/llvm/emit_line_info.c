@@ -34,13 +34,13 @@ static LLVMMetadataRef make_file(LLVMDIBuilderRef dib, const char *path) {
     return LLVMDIBuilderCreateFile(dib, base, strlen(base), slash ? path : ".", dirlen);
 }
 
-/* segment of a module line, and the line within that segment's file */
+/* the linked input (index into files/scopes) a module line belongs to, and *line within that input's file:
+ * diagnostics' mapping (diag_locate), its file found among the segments */
 static unsigned seg_of(const p2n_diags *d, uint32_t *line) {
-    unsigned k = 0;
-    for (unsigned s = 0; s < d->nsegs; s++)
-        if (*line > d->seg_base[s]) k = s;
-    if (d->nsegs) *line -= d->seg_base[k];
-    return k;
+    const char *file = diag_locate(d, line);
+    for (unsigned k = 0; k < d->nsegs; k++)
+        if (d->seg_file[k] == file) return k;
+    return 0;
 }
 
 void line_info_begin(emit_ctx *E) {
