@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 
+from toolkit_corpus import PTXAS, choose, ptx_arch   # this folder (the script's own directory is on sys.path)
+
 TYPE_KIND = {"f64": "f64", "f32": "f32", "f16": "f16", "f16x2": "f16", "bf16": "f16", "bf16x2": "f16",
              "s64": "b64", "u64": "b64", "b64": "b64", "s32": "b32", "u32": "b32", "b32": "b32",
              "s16": "b16", "u16": "b16", "b16": "b16", "s8": "b8", "u8": "b8", "b8": "b8", "pred": "pred",
@@ -57,14 +59,14 @@ def ptx_families(path):
     return out
 
 
-def charge(asm, fams, per_fam, per_fam_ops, hints, lines_seen):
+def charge(asm, fams, per_fam, per_fam_ops, hints):
+    """machine instructions of the code sections of `asm` into per_fam / per_fam_ops by the family of the PTX line
+    their `.loc` names; wait and scheduling hints into hints"""
     line = 0
     in_text = False
     for text in asm.splitlines():
-        t = text.strip()
-        if t.startswith(".section") or t.startswith(".text") or t.startswith(".p2align"):
-            in_text = t.startswith(".text") or (t.startswith(".section") and ".text" in t) or \
-                (in_text and t.startswith(".p2align"))
+        if text.lstrip().startswith((".section", ".text")):
+            in_text = ".text" in text
             continue
         m = LOC.match(text)
         if m:
@@ -81,17 +83,14 @@ def charge(asm, fams, per_fam, per_fam_ops, hints, lines_seen):
         fam = fams.get(line, "(no PTX line)") if line else "(no PTX line)"
         per_fam[fam] += 1
         per_fam_ops[fam][m.group(1)] += 1
-        if line:
-            lines_seen.add(line)
 
 
 def sass_count(path):
     """SASS instructions ptxas -O3 makes of the module (its .text sections' bytes / 16: sm_70 and later encode every
     instruction, wait and scheduling controls included, in 128 bits; the padding after a kernel's last instruction
     counts too, at most a few per kernel); None if ptxas fails"""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from toolkit_corpus import PTXAS, ptx_arch
-    cubin = tempfile.mktemp(suffix=".cubin")
+    fd, cubin = tempfile.mkstemp(suffix=".cubin")
+    os.close(fd)
     try:
         for extra in ([], ["-c"]):
             if subprocess.run([PTXAS, "-O3", "-arch=" + ptx_arch(path)] + extra + [path, "-o", cubin],
@@ -103,8 +102,7 @@ def sass_count(path):
         return sum(int(m.group(1), 16) // 16 for m in re.finditer(
             r"\]\s+\.text\.\S+\s+PROGBITS\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)", sh))
     finally:
-        if os.path.exists(cubin):
-            os.unlink(cubin)
+        os.unlink(cubin)
 
 
 def main():
@@ -121,12 +119,11 @@ def main():
     p2n = os.path.join(os.path.abspath(a.build), "targets", "ptx2native")
     files = list(a.ptx)
     if a.toolkit:
-        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-        from toolkit_corpus import choose
         pool = [f for f in sorted(glob.glob(os.path.join(a.toolkit, "*", "*.ptx")))
                 if not a.max_kb or os.path.getsize(f) <= a.max_kb * 1024]
         files += choose(pool, a.modules)
-    out = tempfile.mktemp(suffix=".s")
+    fd, out = tempfile.mkstemp(suffix=".s")
+    os.close(fd)
     print("modules: %d (%.1f MB of PTX); ptx2native -O3 -j1 --line-info --emit=asm; static instruction counts\n"
           % (len(files), sum(os.path.getsize(f) for f in files) / 1e6))
     if a.sass:
@@ -155,10 +152,8 @@ def main():
                 continue
             with open(out, errors="replace") as fh:
                 asm = fh.read()
-            seen = set()
-            charge(asm, fams, per_fam, per_fam_ops, hints, seen)
-            for line, fam in fams.items():
-                ptx_count[fam] += 1
+            charge(asm, fams, per_fam, per_fam_ops, hints)
+            ptx_count.update(fams.values())
         total_ptx = sum(ptx_count.values())
         total = sum(per_fam.values())
         print("### %s: %d PTX instructions → %d machine instructions (%.2f per PTX instruction), and %d wait and "
@@ -168,7 +163,7 @@ def main():
                   "; not compiled: " + ", ".join(failed) if failed else ""))
         print("| PTX family | PTX ins. | %s ins. | per PTX ins. | share | most frequent machine opcodes |" % arch)
         print("| --- | ---: | ---: | ---: | ---: | --- |")
-        rows = sorted(set(per_fam) | set(ptx_count), key=lambda k: -per_fam[k])
+        rows = sorted(set(per_fam) | set(ptx_count), key=lambda k: (-per_fam[k], k))
         for k in rows[:a.top]:
             ops = ", ".join("%s %d" % (o, c) for o, c in per_fam_ops[k].most_common(6))
             ratio = "%.1f" % (per_fam[k] / ptx_count[k]) if ptx_count[k] else "–"
@@ -179,8 +174,7 @@ def main():
         print("| (other %d families) | %d | %d | %.1f | %.1f %% | |\n" % (
             max(len(rows) - a.top, 0), rest_p, rest_m, rest_m / max(rest_p, 1), 100.0 * rest_m / max(total, 1)))
         sys.stdout.flush()
-    if os.path.exists(out):
-        os.unlink(out)
+    os.unlink(out)
 
 
 if __name__ == "__main__":

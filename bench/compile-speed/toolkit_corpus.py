@@ -173,16 +173,10 @@ def main():
             cells = []
             for arch in archs:
                 t, r, rc = best([p2n, "--offload-arch=" + arch, "-O3", "-j1", f, "-o", out + ".o"], a.reps)
-                if rc == TIMED_OUT:   # a lower bound: the limit as its time
-                    x = a.timeout / max(tp, 1e-3)
-                    ratio[arch].append(x)
-                    rss[arch].append(r / max(rp, 1))
-                    if x > worst[arch][0]:
-                        worst[arch] = (x, name + ", timed out")
-                    failed.append("%s: %s ran past %d CPU s (counted as %d s)" % (name, arch, a.timeout, a.timeout))
-                    cells.append("> %d (> %.2f)" % (a.timeout, x))
-                    continue
-                if t is None:
+                timed_out = rc == TIMED_OUT
+                if timed_out:   # a lower bound: the limit as its time
+                    t = a.timeout
+                elif t is None:
                     failed.append("%s: %s exit %d" % (name, arch, rc))
                     cells.append("exit %d" % rc)
                     continue
@@ -190,7 +184,11 @@ def main():
                 ratio[arch].append(x)
                 rss[arch].append(r / max(rp, 1))
                 if x > worst[arch][0]:
-                    worst[arch] = (x, name)
+                    worst[arch] = (x, name + (", timed out" if timed_out else ""))
+                if timed_out:
+                    failed.append("%s: %s ran past %d CPU s (counted as %d s)" % (name, arch, t, t))
+                    cells.append("> %d (> %.2f)" % (t, x))
+                    continue
                 for k, v in ({} if a.no_stages else stage_times(p2n, arch, f, out + ".o")).items():
                     if k in stages[arch]:
                         stages[arch][k] += v
